@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# rocecc top-level build.
+#
+#   make               build everything: module, userspace, BPF, tests
+#   make check         run every test suite (unit, BPF, VM); non-zero on failure
+#   make check-unit    host-side unit suites only (seconds, no VM, no root)
+#   make check-vm      the VM suite only (QEMU + soft-RoCE)
+#   make check-style   checkpatch --strict and sparse on the kernel code
+#   make fuzz          run the parser fuzzer for FUZZ_SECONDS (default 60)
+#   make module KDIR=/path/to/kernel/build   build rocecc.ko for another kernel
+#
+# The module is built against the kernel the VM testbed boots (Debian's
+# linux-image-amd64 with linux-headers-amd64), not the host's running kernel.
+
+TOP		:= $(CURDIR)
+BUILD		:= $(TOP)/build
+VERSION		:= $(shell cat $(TOP)/VERSION)
+export TOP BUILD
+
+KVER		?= $(shell $(TOP)/scripts/guest-kver 2>/dev/null)
+KDIR		?= /lib/modules/$(KVER)/build
+FUZZ_SECONDS	?= 60
+
+# Kernel code we own, for the style checks.
+KSRC		:= $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) \
+		   $(wildcard include/rocecc/*.h) include/uapi/linux/rocecc.h
+
+SUBDIRS_USER	:= selftests/unit selftests/tools selftests/bpf
+SUBDIRS_USER	:= $(foreach d,$(SUBDIRS_USER),$(if $(wildcard $(d)/Makefile),$(d)))
+
+all: deps
+	$(MAKE) module
+	$(foreach d,$(SUBDIRS_USER),$(MAKE) -C $(d) all &&) true
+
+deps:
+	@$(TOP)/scripts/deps.sh
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel build dir '$(KDIR)': run scripts/deps.sh or set KDIR" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+
+module-clean:
+	$(MAKE) -C $(KDIR) M=$(TOP) clean
+
+check: all
+	$(MAKE) check-unit
+	$(MAKE) check-style
+	$(MAKE) check-vm
+
+check-unit: deps
+	$(foreach d,$(SUBDIRS_USER),$(MAKE) -C $(d) check &&) true
+
+check-vm: deps
+	$(MAKE) module
+	$(if $(wildcard selftests/tools/Makefile),$(MAKE) -C selftests/tools all)
+	$(TOP)/selftests/vm/run
+
+# checkpatch.pl ships in Debian's linux-source-6.1 tarball; extract just it.
+CHECKPATCH	:= $(BUILD)/checkpatch/scripts/checkpatch.pl
+$(CHECKPATCH):
+	@$(TOP)/scripts/deps.sh
+	mkdir -p $(BUILD)/checkpatch
+	tar -xf $$(ls /usr/src/linux-source-6.1.tar.xz | tail -n 1) -C $(BUILD)/checkpatch \
+		--strip-components=1 --wildcards \
+		'*/scripts/checkpatch.pl' '*/scripts/spelling.txt' '*/scripts/const_structs.checkpatch'
+	touch $@
+
+checkpatch: $(CHECKPATCH)
+	$(CHECKPATCH) --strict --no-tree --terse --show-types \
+		--ignore FILE_PATH_CHANGES -f $(KSRC)
+
+# W=1 with warnings as errors, then sparse over every file (C=2).
+check-style: deps checkpatch
+	$(MAKE) -C $(KDIR) M=$(TOP) W=1 KCFLAGS=-Werror C=2 \
+		CHECK="sparse -Wsparse-error" modules
+
+fuzz: deps
+	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+# DKMS: copy the module sources to /usr/src/rocecc-$(VERSION) and register.
+DKMS_FILES	:= Kbuild VERSION dkms.conf kmod include
+dkms-install: deps
+	rm -rf /usr/src/rocecc-$(VERSION)
+	mkdir -p /usr/src/rocecc-$(VERSION)
+	cp -a $(DKMS_FILES) /usr/src/rocecc-$(VERSION)/
+	dkms add rocecc/$(VERSION)
+	dkms build rocecc/$(VERSION) -k $(KVER)
+	dkms install rocecc/$(VERSION) -k $(KVER)
+
+dkms-remove:
+	-dkms remove rocecc/$(VERSION) --all
+	rm -rf /usr/src/rocecc-$(VERSION)
+
+clean: module-clean
+	rm -rf $(BUILD)
+
+.PHONY: all deps module module-clean check check-unit check-vm checkpatch \
+	check-style fuzz dkms-install dkms-remove clean

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * rocecc shared code: the few things the kernel, BPF and userspace spell
+ * differently. Everything under include/rocecc/ includes this first and uses
+ * only the __u8/__u16/__u32/__u64 types, bool, and the helpers below.
+ *
+ * The shared code never allocates, never locks, never sleeps, uses no
+ * floating point and reads multi-byte wire fields byte by byte, so it is
+ * independent of host byte order.
+ */
+#ifndef _ROCECC_COMPAT_H
+#define _ROCECC_COMPAT_H
+
+#if defined(__KERNEL__)
+#include <linux/types.h>
+#include <linux/string.h>
+#include <linux/math64.h>
+#include <linux/crc32.h>
+#define ROCECC_INLINE static inline
+#elif defined(__bpf__)
+#include <linux/types.h>
+#include <stdbool.h>
+#define ROCECC_INLINE static __attribute__((always_inline)) inline
+#else
+#include <linux/types.h>
+#include <stdbool.h>
+#include <string.h>
+#define ROCECC_INLINE static inline
+#endif
+
+/* 64-by-32 division, only ever used outside the per-packet path. */
+ROCECC_INLINE __u64 rocecc_div_u64(__u64 n, __u32 d)
+{
+#if defined(__KERNEL__)
+	return div_u64(n, d);
+#else
+	return n / d;
+#endif
+}
+
+#endif /* _ROCECC_COMPAT_H */

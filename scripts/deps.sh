@@ -1,0 +1,54 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian 12 packages rocecc's build, tests and VM testbed need.
+# Idempotent: installs only what is missing, runs apt-get update at most once.
+#
+#   scripts/deps.sh            install what is missing (root; or via sudo)
+#   scripts/deps.sh --check    list what is missing, exit 1 if anything is
+set -euo pipefail
+
+PKGS=(
+	# build: module against the guest's kernel, userspace, BPF
+	build-essential make gcc clang llvm
+	linux-headers-amd64 linux-source-6.1 sparse dkms
+	libbpf-dev bpftool libelf-dev zlib1g-dev
+	libibverbs-dev librdmacm-dev libmnl-dev libnl-3-dev libnl-genl-3-dev
+	libjson-c-dev libpcap-dev
+	# tests
+	perl jq python3 python3-scapy
+	# VM testbed: the guest boots Debian's kernel with the host's root
+	linux-image-amd64 qemu-system-x86 busybox-static kmod cpio
+	rdma-core ibverbs-utils ibverbs-providers perftest iproute2 tshark
+)
+
+missing=()
+for p in "${PKGS[@]}"; do
+	[[ $p == \#* ]] && continue
+	st=$(dpkg-query -W -f='${db:Status-Abbrev}' "$p" 2>/dev/null || true)
+	[[ $st == ii* ]] || missing+=("$p")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+	exit 0
+fi
+if [[ ${1:-} == --check ]]; then
+	echo "missing packages: ${missing[*]}"
+	exit 1
+fi
+
+echo "deps: installing ${missing[*]}" >&2
+SUDO=
+if [[ $(id -u) -ne 0 ]]; then
+	command -v sudo >/dev/null || {
+		echo "deps: not root and no sudo; install as root: apt-get install ${missing[*]}" >&2
+		exit 1
+	}
+	SUDO=sudo
+fi
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; the answer does not matter here.
+echo "wireshark-common wireshark-common/install-setuid boolean false" |
+	$SUDO debconf-set-selections
+$SUDO apt-get update -q
+$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
