@@ -79,11 +79,15 @@ fuzz: deps
 	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
 # DKMS: copy the module sources to /usr/src/rocecc-$(VERSION) and register.
-DKMS_FILES	:= Kbuild VERSION dkms.conf kmod include
+DKMS_FILES	:= Kbuild VERSION dkms.conf kmod/Kbuild $(wildcard kmod/*.[ch]) \
+		   $(wildcard include/rocecc/*.h) include/uapi/linux/rocecc.h
+DKMS_FILES	:= $(filter-out %.mod.c,$(DKMS_FILES))
 dkms-install: deps
+	@grep -q '^PACKAGE_VERSION="$(VERSION)"$$' dkms.conf || \
+		{ echo "dkms.conf: PACKAGE_VERSION differs from VERSION ($(VERSION))" >&2; exit 1; }
 	rm -rf /usr/src/rocecc-$(VERSION)
 	mkdir -p /usr/src/rocecc-$(VERSION)
-	cp -a $(DKMS_FILES) /usr/src/rocecc-$(VERSION)/
+	cp --parents $(DKMS_FILES) /usr/src/rocecc-$(VERSION)/
 	dkms add rocecc/$(VERSION)
 	dkms build rocecc/$(VERSION) -k $(KVER)
 	dkms install rocecc/$(VERSION) -k $(KVER)
