@@ -1,0 +1,640 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * rocecc: the DCQCN algorithm core, written once for the kernel module, the
+ * userspace tests and the simulator.
+ *
+ * Two per-flow state machines:
+ *
+ *  RP (reaction point, the sender): struct rocecc_rp. A CNP cuts the flow's
+ *     rate; a timer and a byte counter raise it again.
+ *  NP (notification point, the receiver): struct rocecc_np. It decides when
+ *     a CE-marked packet is answered with a CNP.
+ *
+ * The semantics are the NVIDIA firmware model (reference/dcqcn.md 2.3), in
+ * integers: rates in kb/s (__u32, so at most 4 Tb/s), alpha in 1/1024,
+ * times in nanoseconds (__u64) supplied by the caller. Nothing here reads a
+ * clock, allocates, locks or divides on the common per-packet path; the
+ * caller serialises calls on one flow.
+ *
+ * Parameters come from struct rocecc_params (params.h) on every call, with
+ * the units of include/uapi/linux/rocecc.h. They are expected to be valid
+ * (rocecc_params_validate()); an invalid value never makes a call loop
+ * forever or divide by zero, but its effect is otherwise unspecified. After
+ * changing parameters or the line rate, call rocecc_rp_reclamp().
+ *
+ * RP model, event by event (paper symbols in brackets):
+ *
+ *  - Start. A flow starts unlimited at its ceiling: rate = target = ceiling,
+ *    where the ceiling is rp_max_rate when non-zero, else the line rate given
+ *    at init. The floor is rp_min_rate (if it exceeds the ceiling, the
+ *    ceiling wins). The rate never leaves [floor, ceiling].
+ *
+ *  - CNP at time t. First the state is advanced to t (see "Lazy evaluation").
+ *    If the flow is not yet limited, it becomes limited for good: alpha =
+ *    rp_initial_alpha_value, rate = target = rp_rate_to_set_on_first_cnp
+ *    (0 = ceiling; clamped to [floor, ceiling]), and the alpha clock starts
+ *    (first tick at t + rp_dce_tcp_rtt). The cut below then applies to this
+ *    first CNP too, so one CNP from line rate with the mlx5 defaults leaves
+ *    R_C * (1 - alpha / 2).
+ *    The cut: if the previous cut was less than
+ *    rp_rate_reduce_monitor_period ago, the CNP is ignored (cnp_ignored).
+ *    Otherwise (cnp_handled):
+ *      target clamp: if rp_clamp_tgt_rate, or byte_stage > 0, or
+ *        (rp_clamp_tgt_rate_ati and timer_stage > 0): R_T = R_C;
+ *      reduction = min(R_C * alpha >> rp_gd,
+ *                      R_C * (100 - rp_min_dec_fac) / 100);
+ *      R_C = max(R_C - reduction, floor);
+ *      both stages and the byte counter go to 0, the increase timer
+ *      restarts (next timer event at t + rp_time_reset), last cut = t.
+ *    Ignored or handled, the CNP sets the "CNP arrived" flag of the alpha
+ *    clock. (mlx5 hardware batches cuts at the end of the monitor period;
+ *    this model cuts at once and ignores CNPs inside the period, so that a
+ *    flow reacts within one CNP and the kernel needs no per-flow timer.)
+ *
+ *  - Alpha clock [K, tau']: ticks every rp_dce_tcp_rtt from the first CNP,
+ *    forever. At a tick: if a CNP arrived since the previous tick,
+ *    alpha = min(ceil(G * alpha / 1024) + (1024 - G), 1023), else
+ *    alpha = G * alpha >> 10 (rounded down), with G = rp_dce_tcp_g (paper:
+ *    g = (1024 - G) / 1024); the flag is cleared.
+ *    The rise rounds up on purpose. The published firmware formula,
+ *    (G * alpha >> 10) + (1024 - G), loses up to one unit per tick and gets
+ *    stuck as soon as that loss equals the gain: with G = 1019 alpha never
+ *    climbs past 820/1024 (769/1024 with the paper's G = 1020), so a flow
+ *    under persistent congestion would never see the paper's alpha -> 1
+ *    (cuts of 40% instead of 50%). Rounding the rise up and the decay down
+ *    lets alpha reach 1023 under CNPs and 0 without them.
+ *
+ *  - Increase events, only while limited, from two sources:
+ *    the timer [T] fires every rp_time_reset after the last cut, and the
+ *    byte counter [B] fires every rp_byte_reset * 64 bytes sent since the
+ *    last cut (rp_byte_reset = 0: never, and bytes are not counted).
+ *    An event increments its own stage (timer_stage or byte_stage,
+ *    saturating at ROCECC_RP_STAGE_MAX), then with lo/hi the smaller/larger
+ *    of the two stages and F = rp_threshold:
+ *      hi <= F: fast recovery, R_T unchanged;
+ *      lo >  F: hyper increase, R_T += rp_hai_rate (a constant step as in
+ *               mlx5 firmware, not i * R_HAI as in the paper's simulator,
+ *               which also halves T and B in this phase; we do not);
+ *      else:    additive increase, R_T += rp_ai_rate;
+ *    R_T is capped at the ceiling, then R_C = (R_C + R_T + 1) / 2.
+ *    The average rounds up: rounding down would leave R_C one kb/s below
+ *    R_T forever once the gap is 1, so a flow would never get back to the
+ *    ceiling; rounding up closes any gap in at most 32 events.
+ *    A flow whose rate is back at the ceiling stays "limited" (it keeps
+ *    counting and its alpha clock keeps running); only its pacing is
+ *    then the line rate. This keeps the model simple.
+ *
+ *  - A sent packet of L bytes at time t: advance to t, then (if limited and
+ *    the byte counter is on) add L to the byte counter and fire as many
+ *    byte events as the counter covers, keeping the remainder.
+ *
+ * Lazy evaluation. There are no per-flow timers: every entry point
+ * (rocecc_rp_on_send, rocecc_rp_on_cnp, rocecc_rp_advance) first processes,
+ * in time order, every alpha tick and timer event due at or before t, then
+ * the event itself. Events due exactly at t come before it (a timer event
+ * at t raises the rate before a CNP at t cuts it). Ticks and timer events
+ * at the same instant are ordered alpha tick first; the order cannot change
+ * the result, because ticks touch only alpha and the flag while timer
+ * events touch only the rates and stages. A time earlier than the latest
+ * one seen is taken as the latest one (time never runs backwards).
+ * The state after any sequence of calls equals, bit for bit, the state of
+ * an event-by-event model (selftests/unit/dcqcn_ref.h checks this).
+ *
+ * Bounded work. After a long idle period thousands of events may be due;
+ * they are skipped arithmetically where the outcome is known:
+ *  - alpha only falls without CNPs (G * a >> 10 < a for a > 0, G < 1024),
+ *    so at most 1023 decaying ticks are computed; once alpha is 0 with no
+ *    CNP pending the remaining ticks are skipped at once.
+ *  - increase events: the gap D = R_T - R_C follows D' = (D + d) / 2
+ *    (rounded down) for a step d (0, R_AI or R_HAI) while R_T is below the
+ *    ceiling, and reaches its fixed point (D = d or D = d - 1, where both
+ *    rates grow by exactly d per event) within 32 events. From there,
+ *    k events are applied at once (R_T += k * d, R_C += k * d) up to the
+ *    next phase change (stage passes F) or the last event before R_T would
+ *    pass the ceiling. At the ceiling the gap halves to 0 within 32
+ *    events, after which events only move the stage counter.
+ * Worst case of one call, in loop iterations (ROCECC_RP_ITER):
+ *  - alpha: 1 tick that consumes the CNP flag, at most 1023 decaying ticks
+ *    and 1 skip: 1025 (ROCECC_RP_ALPHA_ITER_MAX);
+ *  - one increase batch (the timer, then for a sent packet the byte
+ *    counter): the other stage is fixed during a batch, so a batch sees at
+ *    most two phases, fast recovery then additive (other <= F) or additive
+ *    then hyper (other > F). Per phase at most 32 single events bring the
+ *    gap (< 2^32) to its fixed point and 1 iteration jumps, fast recovery
+ *    has at most F <= 31 events anyway; at the ceiling at most 32 events
+ *    close the gap and 1 iteration skips the rest: 33 + 33 + 33 = 99
+ *    (ROCECC_RP_INC_ITER_MAX);
+ *  so at most 1025 + 2 * 99 = 1223 per call (ROCECC_RP_ITER_MAX).
+ * The test suite measures the maximum over its traces.
+ *
+ * Divisions happen only when two or more periods are due at once (so at
+ * most once per alpha or timer period of wall time), for a jump over
+ * several increase events (a 32-bit division), on a cut, on a rate change
+ * (the pacing multiplier) and for a packet that covers the byte threshold
+ * twice or more. The common per-packet call, with nothing or one event
+ * due, divides only if the rate changed.
+ */
+#ifndef _ROCECC_DCQCN_H
+#define _ROCECC_DCQCN_H
+
+#include <rocecc/compat.h>
+#include <rocecc/params.h>
+
+/* Stage counters saturate here (well above any rp_threshold). */
+#define ROCECC_RP_STAGE_MAX	0xffffU
+
+/* Largest rate in kb/s (ROCECC_RATE_MAX_MBPS * 1000, fits a __u32). */
+#define ROCECC_RP_RATE_MAX_KBPS	(ROCECC_RATE_MAX_MBPS * 1000U)
+
+/*
+ * Pacing: delay_ns(L) = L * 8e6 / rate_kbps
+ *		      = (L * pace_mult + 2^(SHIFT - 1)) >> SHIFT,
+ * pace_mult = (8e6 << SHIFT) / rate_kbps. With SHIFT 24 pace_mult is at
+ * most 1.35e11 (at 1 Mb/s), so L may be up to 2^27 bytes without overflow,
+ * and at least 33554 (at 4 Tb/s), so the truncation of pace_mult costs less
+ * than 3e-5 relative error. The result is rounded to the nearest ns.
+ */
+#define ROCECC_RP_PACE_SHIFT	24
+#define ROCECC_RP_PACE_NUM	(8000000ULL << ROCECC_RP_PACE_SHIFT)
+#define ROCECC_RP_PACE_LEN_MAX	134217728U	/* 2^27 */
+
+/* Loop iterations, see "Bounded work" above. */
+#define ROCECC_RP_ALPHA_ITER_MAX	1025
+#define ROCECC_RP_INC_ITER_MAX		99
+#define ROCECC_RP_ITER_MAX		(ROCECC_RP_ALPHA_ITER_MAX + \
+					 2 * ROCECC_RP_INC_ITER_MAX)
+
+/* Hook for the test suite to count loop iterations; empty otherwise. */
+#ifndef ROCECC_RP_ITER
+#define ROCECC_RP_ITER()	((void)0)
+#endif
+
+/* Per-flow reaction point state. Times in ns, rates in kb/s. */
+struct rocecc_rp {
+	__u64 now;		/* latest time seen */
+	__u64 last_cut;		/* time of the last cut (valid if limited) */
+	__u64 next_alpha;	/* next alpha tick [K] (valid if limited) */
+	__u64 next_timer;	/* next timer increase event [T] (if limited) */
+	__u64 bytes;		/* bytes sent since the last byte event [BC] */
+	__u64 pace_mult;	/* (8e6 << PACE_SHIFT) / rate, see above */
+	__u64 cnp_handled;	/* CNPs that cut (mlx5 rp_cnp_handled) */
+	__u64 cnp_ignored;	/* CNPs inside the monitor period */
+	__u64 cuts;		/* handled CNPs that lowered R_C */
+	__u64 inc_timer;	/* timer increase events */
+	__u64 inc_byte;		/* byte counter increase events */
+	__u32 rate;		/* current rate [R_C] */
+	__u32 target;		/* target rate [R_T], never below R_C */
+	__u32 line_rate;	/* device line rate given at init */
+	__u32 alpha;		/* [alpha] in 1/1024, 0..1023 */
+	__u32 timer_stage;	/* timer events since the last cut [T count] */
+	__u32 byte_stage;	/* byte events since the last cut [BC count] */
+	__u8 limited;		/* has seen its first CNP */
+	__u8 cnp_arrived;	/* a CNP arrived since the last alpha tick */
+};
+
+/* Rate ceiling in kb/s: rp_max_rate if set, else the line rate. */
+ROCECC_INLINE __u32 rocecc_rp_ceiling(const struct rocecc_rp *rp,
+				      const struct rocecc_params *p)
+{
+	__u32 mbps = p->v[ROCECC_PARAM_RP_MAX_RATE];
+
+	if (mbps && mbps <= ROCECC_RATE_MAX_MBPS)
+		return mbps * 1000U;
+	return rp->line_rate;
+}
+
+/* Rate floor in kb/s: rp_min_rate, at least 1 Mb/s, at most the ceiling. */
+ROCECC_INLINE __u32 rocecc_rp_floor(const struct rocecc_rp *rp,
+				    const struct rocecc_params *p)
+{
+	__u32 mbps = p->v[ROCECC_PARAM_RP_MIN_RATE];
+	__u32 top = rocecc_rp_ceiling(rp, p);
+
+	if (mbps < 1)
+		mbps = 1;
+	if (mbps > top / 1000U)
+		return top;
+	return mbps * 1000U;
+}
+
+/* A period parameter in us, as ns; 0 (invalid) is taken as 1 us. */
+ROCECC_INLINE __u64 rocecc_rp_period_ns(const struct rocecc_params *p,
+					unsigned int id)
+{
+	__u32 us = p->v[id];
+
+	return (__u64)(us ? us : 1) * 1000U;
+}
+
+/*
+ * How many events of the period parameter @id (us) are due at or before t,
+ * given that the first is due at t - @span: floor(span / period) + 1.
+ * One due event needs no division; more take two 64-by-32 divisions
+ * (floor(floor(x / a) / b) = floor(x / (a * b))).
+ */
+ROCECC_INLINE __u64 rocecc_rp_due(__u64 span, const struct rocecc_params *p,
+				  unsigned int id)
+{
+	__u32 us = p->v[id] ? p->v[id] : 1;
+
+	if (span < (__u64)us * 1000U)
+		return 1;
+	return rocecc_div_u64(rocecc_div_u64(span, 1000U), us) + 1;
+}
+
+/* Recompute the pacing multiplier (on a rate change only). */
+ROCECC_INLINE void rocecc_rp_set_pace(struct rocecc_rp *rp)
+{
+	rp->pace_mult = rocecc_div_u64(ROCECC_RP_PACE_NUM,
+				       rp->rate ? rp->rate : 1);
+}
+
+/*
+ * Departure delay in ns of a packet of @len bytes (at most
+ * ROCECC_RP_PACE_LEN_MAX) at the current rate: one multiply, one shift.
+ */
+ROCECC_INLINE __u64 rocecc_rp_delay_ns(const struct rocecc_rp *rp, __u32 len)
+{
+	return ((__u64)len * rp->pace_mult +
+		(1ULL << (ROCECC_RP_PACE_SHIFT - 1))) >> ROCECC_RP_PACE_SHIFT;
+}
+
+/*
+ * Start a flow: unlimited, at its ceiling. @line_rate_kbps is the device's
+ * line rate in kb/s; 0 (unknown) means ROCECC_RP_RATE_MAX_KBPS, and values
+ * below 1 Mb/s are raised to 1 Mb/s.
+ */
+ROCECC_INLINE void rocecc_rp_init(struct rocecc_rp *rp,
+				  const struct rocecc_params *p,
+				  __u32 line_rate_kbps)
+{
+	if (!line_rate_kbps || line_rate_kbps > ROCECC_RP_RATE_MAX_KBPS)
+		line_rate_kbps = ROCECC_RP_RATE_MAX_KBPS;
+	else if (line_rate_kbps < 1000U)
+		line_rate_kbps = 1000U;
+	*rp = (struct rocecc_rp){ .line_rate = line_rate_kbps };
+	rp->rate = rocecc_rp_ceiling(rp, p);
+	rp->target = rp->rate;
+	rocecc_rp_set_pace(rp);
+}
+
+/* Add @k to a stage counter, saturating at ROCECC_RP_STAGE_MAX. */
+ROCECC_INLINE void rocecc_rp_stage_add(__u32 *stage, __u64 k)
+{
+	if (k >= ROCECC_RP_STAGE_MAX - *stage)
+		*stage = ROCECC_RP_STAGE_MAX;
+	else
+		*stage += (__u32)k;
+}
+
+/*
+ * Apply @n increase events from one source (@by_bytes: the byte counter,
+ * else the timer), exactly as n single events would, in at most
+ * ROCECC_RP_INC_ITER_MAX iterations (see "Bounded work").
+ */
+ROCECC_INLINE void rocecc_rp_increase(struct rocecc_rp *rp,
+				      const struct rocecc_params *p,
+				      bool by_bytes, __u64 n)
+{
+	__u32 *stage = by_bytes ? &rp->byte_stage : &rp->timer_stage;
+	__u32 other = by_bytes ? rp->timer_stage : rp->byte_stage;
+	__u32 f = p->v[ROCECC_PARAM_RP_THRESHOLD];
+	__u32 top = rocecc_rp_ceiling(rp, p);
+	__u32 s1, hi, lo, d, room;
+	__u64 run, k, gap, tgt;
+
+	while (n) {
+		ROCECC_RP_ITER();
+		if (rp->rate == top && rp->target == top) {
+			/* Back at the ceiling: only the stage moves. */
+			rocecc_rp_stage_add(stage, n);
+			return;
+		}
+		/* The phase of the next event and how long it lasts. */
+		s1 = *stage < ROCECC_RP_STAGE_MAX ? *stage + 1 : *stage;
+		hi = s1 > other ? s1 : other;
+		lo = s1 < other ? s1 : other;
+		run = ~0ULL;
+		if (hi <= f) {
+			d = 0;				/* fast recovery */
+			run = f - *stage;
+		} else if (lo > f) {
+			d = p->v[ROCECC_PARAM_RP_HAI_RATE] * 1000U; /* hyper */
+		} else {
+			d = p->v[ROCECC_PARAM_RP_AI_RATE] * 1000U; /* additive */
+			if (other > f)
+				run = f - *stage;	/* then hyper */
+		}
+		gap = (__u64)rp->target - rp->rate;
+		if (n > 1 && (gap == d || gap + 1 == d)) {
+			/*
+			 * Fixed point: every event adds exactly d to both
+			 * rates. Jump over as many as stay in this phase and
+			 * keep R_T at or below the ceiling.
+			 */
+			k = n < run ? n : run;
+			room = rp->target < top ? top - rp->target : 0;
+			if (d && k > room / d)
+				k = room / d;
+			if (k) {
+				rocecc_rp_stage_add(stage, k);
+				rp->target += (__u32)(k * d);
+				rp->rate += (__u32)(k * d);
+				n -= k;
+				continue;
+			}
+		}
+		/* One event. */
+		*stage = s1;
+		tgt = (__u64)rp->target + d;
+		rp->target = tgt < top ? (__u32)tgt : top;
+		rp->rate = (__u32)(((__u64)rp->rate + rp->target + 1) >> 1);
+		n--;
+	}
+}
+
+/*
+ * Process every alpha tick and timer event due at or before @t (see "Lazy
+ * evaluation"); returns the effective time (never before the latest seen).
+ * Does not refresh the pacing multiplier.
+ */
+ROCECC_INLINE __u64 __rocecc_rp_advance(struct rocecc_rp *rp,
+					const struct rocecc_params *p,
+					__u64 t)
+{
+	__u64 rtt, n;
+	__u32 g, a;
+
+	if (t < rp->now)
+		t = rp->now;
+	rp->now = t;
+	if (!rp->limited)
+		return t;
+
+	/* Alpha ticks [K]. */
+	rtt = rocecc_rp_period_ns(p, ROCECC_PARAM_RP_DCE_TCP_RTT);
+	g = p->v[ROCECC_PARAM_RP_DCE_TCP_G];
+	if (g > 1023)
+		g = 1023;
+	while (rp->next_alpha <= t) {
+		ROCECC_RP_ITER();
+		if (rp->cnp_arrived) {
+			/* G * alpha / 1024 rounded up: see the model */
+			a = ((g * rp->alpha + 1023) >> 10) + (1024 - g);
+			rp->alpha = a < 1023 ? a : 1023;
+			rp->cnp_arrived = 0;
+		} else if (rp->alpha) {
+			rp->alpha = (g * rp->alpha) >> 10;
+		} else {
+			/* 0 stays 0 until a CNP: skip every due tick. */
+			n = rocecc_rp_due(t - rp->next_alpha, p,
+					  ROCECC_PARAM_RP_DCE_TCP_RTT);
+			rp->next_alpha += n * rtt;
+			break;
+		}
+		rp->next_alpha += rtt;
+	}
+
+	/* Timer increase events [T]. */
+	if (rp->next_timer <= t) {
+		n = rocecc_rp_due(t - rp->next_timer, p,
+				  ROCECC_PARAM_RP_TIME_RESET);
+		rp->next_timer += n *
+			rocecc_rp_period_ns(p, ROCECC_PARAM_RP_TIME_RESET);
+		rp->inc_timer += n;
+		rocecc_rp_increase(rp, p, false, n);
+	}
+	return t;
+}
+
+/* Bring the state up to time @t without an event (e.g. for a dump). */
+ROCECC_INLINE void rocecc_rp_advance(struct rocecc_rp *rp,
+				     const struct rocecc_params *p, __u64 t)
+{
+	__u32 old = rp->rate;
+
+	__rocecc_rp_advance(rp, p, t);
+	if (rp->rate != old)
+		rocecc_rp_set_pace(rp);
+}
+
+/*
+ * A packet of @len bytes leaves the flow at @t: advance, then count its
+ * bytes and fire every byte event they cover. Afterwards
+ * rocecc_rp_delay_ns() gives the gap to the next departure.
+ */
+ROCECC_INLINE void rocecc_rp_on_send(struct rocecc_rp *rp,
+				     const struct rocecc_params *p,
+				     __u64 t, __u32 len)
+{
+	__u32 old = rp->rate;
+	__u32 br = p->v[ROCECC_PARAM_RP_BYTE_RESET];
+	__u64 thr, n;
+
+	__rocecc_rp_advance(rp, p, t);
+	if (rp->limited && br) {
+		thr = (__u64)br << 6;
+		rp->bytes += len;
+		if (rp->bytes >= thr) {
+			if (rp->bytes < 2 * thr)
+				n = 1;
+			else
+				n = rocecc_div_u64(rp->bytes >> 6, br);
+			rp->bytes -= n * thr;
+			rp->inc_byte += n;
+			rocecc_rp_increase(rp, p, true, n);
+		}
+	}
+	if (rp->rate != old)
+		rocecc_rp_set_pace(rp);
+}
+
+/*
+ * A CNP for the flow arrives at @t. Returns true if it cut the rate
+ * (cnp_handled), false if it fell inside the monitor period (cnp_ignored).
+ */
+ROCECC_INLINE bool rocecc_rp_on_cnp(struct rocecc_rp *rp,
+				    const struct rocecc_params *p, __u64 t)
+{
+	__u32 old = rp->rate;
+	__u32 top, bottom, r, mdf;
+	__u64 red, red2;
+
+	t = __rocecc_rp_advance(rp, p, t);
+	top = rocecc_rp_ceiling(rp, p);
+	bottom = rocecc_rp_floor(rp, p);
+	if (!rp->limited) {
+		/* First CNP: the flow becomes rate limited. */
+		rp->limited = 1;
+		r = p->v[ROCECC_PARAM_RP_INITIAL_ALPHA_VALUE];
+		rp->alpha = r < 1023 ? r : 1023;
+		r = p->v[ROCECC_PARAM_RP_RATE_TO_SET_ON_FIRST_CNP];
+		if (!r || r > top / 1000U)
+			r = top;
+		else
+			r *= 1000U;
+		rp->rate = r > bottom ? r : bottom;
+		rp->target = rp->rate;
+		rp->next_alpha = t + rocecc_rp_period_ns(p,
+					ROCECC_PARAM_RP_DCE_TCP_RTT);
+	} else if (t - rp->last_cut < (__u64)1000U *
+		   p->v[ROCECC_PARAM_RP_RATE_REDUCE_MONITOR_PERIOD]) {
+		rp->cnp_ignored++;
+		rp->cnp_arrived = 1;
+		/* the advance may have raised the rate */
+		if (rp->rate != old)
+			rocecc_rp_set_pace(rp);
+		return false;
+	}
+
+	/* Target clamp, then the cut. */
+	if (p->v[ROCECC_PARAM_RP_CLAMP_TGT_RATE] || rp->byte_stage ||
+	    (p->v[ROCECC_PARAM_RP_CLAMP_TGT_RATE_ATI] && rp->timer_stage))
+		rp->target = rp->rate;
+	red = ((__u64)rp->rate * rp->alpha) >>
+		(p->v[ROCECC_PARAM_RP_GD] & 63);
+	mdf = p->v[ROCECC_PARAM_RP_MIN_DEC_FAC];
+	red2 = mdf < 100 ? rocecc_div_u64((__u64)rp->rate * (100 - mdf), 100)
+			 : 0;
+	if (red2 < red)
+		red = red2;
+	r = rp->rate - (__u32)red;
+	r = r > bottom ? r : bottom;
+	if (r < rp->rate)
+		rp->cuts++;
+	rp->rate = r;
+
+	rp->timer_stage = 0;
+	rp->byte_stage = 0;
+	rp->bytes = 0;
+	rp->next_timer = t + rocecc_rp_period_ns(p, ROCECC_PARAM_RP_TIME_RESET);
+	rp->last_cut = t;
+	rp->cnp_handled++;
+	rp->cnp_arrived = 1;
+	if (rp->rate != old)
+		rocecc_rp_set_pace(rp);
+	return true;
+}
+
+/*
+ * Bring rates back into [floor, ceiling] after a change of the parameters
+ * or of the line rate (@line_rate_kbps as for rocecc_rp_init(); pass
+ * rp->line_rate to keep it). An unlimited flow goes to the new ceiling.
+ */
+ROCECC_INLINE void rocecc_rp_reclamp(struct rocecc_rp *rp,
+				     const struct rocecc_params *p,
+				     __u32 line_rate_kbps)
+{
+	__u32 top, bottom;
+
+	if (!line_rate_kbps || line_rate_kbps > ROCECC_RP_RATE_MAX_KBPS)
+		line_rate_kbps = ROCECC_RP_RATE_MAX_KBPS;
+	else if (line_rate_kbps < 1000U)
+		line_rate_kbps = 1000U;
+	rp->line_rate = line_rate_kbps;
+	top = rocecc_rp_ceiling(rp, p);
+	bottom = rocecc_rp_floor(rp, p);
+	if (!rp->limited) {
+		rp->rate = top;
+		rp->target = top;
+	} else {
+		if (rp->rate > top)
+			rp->rate = top;
+		if (rp->rate < bottom)
+			rp->rate = bottom;
+		if (rp->target > top)
+			rp->target = top;
+		if (rp->target < rp->rate)
+			rp->target = rp->rate;
+	}
+	rocecc_rp_set_pace(rp);
+}
+
+/*
+ * NP: per-flow CNP decision [N, tau].
+ *
+ * A CE-marked packet at t is answered with a CNP if none was ever sent for
+ * the flow or the last one went at least np_min_time_between_cnps ago;
+ * otherwise it is suppressed and a CNP becomes pending: as in the paper,
+ * one more CNP goes out when the window ends if any packet in it was marked.
+ * The caller polls (rocecc_np_poll) at or after rocecc_np_next_due(), e.g.
+ * from a timer or the next packet, and sends the CNP; the core only decides.
+ */
+enum rocecc_np_action {
+	ROCECC_NP_NONE,		/* do nothing */
+	ROCECC_NP_SEND_CNP,	/* send one CNP to the flow's sender now */
+};
+
+/* rocecc_np_next_due() when no CNP is pending. */
+#define ROCECC_NP_NEVER		(~0ULL)
+
+struct rocecc_np {
+	__u64 last_cnp;			/* time of the last CNP sent */
+	__u64 ecn_marked_roce_packets;	/* CE-marked packets seen */
+	__u64 cnp_sent;			/* CNPs sent (mlx5 np_cnp_sent) */
+	__u64 cnp_suppressed;		/* CE packets not answered at once */
+	__u8 sent_any;			/* last_cnp is valid */
+	__u8 pending;			/* a suppressed CE awaits its CNP */
+};
+
+ROCECC_INLINE void rocecc_np_init(struct rocecc_np *np)
+{
+	*np = (struct rocecc_np){ .sent_any = 0 };
+}
+
+/* True if the CNP rate limit allows a CNP at @t. */
+ROCECC_INLINE bool rocecc_np_window_open(const struct rocecc_np *np,
+					 const struct rocecc_params *p,
+					 __u64 t)
+{
+	__u64 win = (__u64)1000U *
+		p->v[ROCECC_PARAM_NP_MIN_TIME_BETWEEN_CNPS];
+
+	if (!np->sent_any)
+		return true;
+	/* A time before the last CNP counts as no time elapsed. */
+	return (t > np->last_cnp ? t - np->last_cnp : 0) >= win;
+}
+
+ROCECC_INLINE enum rocecc_np_action
+__rocecc_np_send(struct rocecc_np *np, __u64 t)
+{
+	np->sent_any = 1;
+	np->last_cnp = t;
+	np->pending = 0;
+	np->cnp_sent++;
+	return ROCECC_NP_SEND_CNP;
+}
+
+/* A CE-marked RoCE packet of the flow arrives at @t. */
+ROCECC_INLINE enum rocecc_np_action
+rocecc_np_on_ce(struct rocecc_np *np, const struct rocecc_params *p, __u64 t)
+{
+	np->ecn_marked_roce_packets++;
+	if (rocecc_np_window_open(np, p, t))
+		return __rocecc_np_send(np, t);
+	np->cnp_suppressed++;
+	np->pending = 1;
+	return ROCECC_NP_NONE;
+}
+
+/* Send the pending CNP, if any, once its window has elapsed at @t. */
+ROCECC_INLINE enum rocecc_np_action
+rocecc_np_poll(struct rocecc_np *np, const struct rocecc_params *p, __u64 t)
+{
+	if (np->pending && rocecc_np_window_open(np, p, t))
+		return __rocecc_np_send(np, t);
+	return ROCECC_NP_NONE;
+}
+
+/* When a pending CNP may go (ROCECC_NP_NEVER if none is pending). */
+ROCECC_INLINE __u64 rocecc_np_next_due(const struct rocecc_np *np,
+				       const struct rocecc_params *p)
+{
+	if (!np->pending)
+		return ROCECC_NP_NEVER;
+	return np->last_cnp + (__u64)1000U *
+		p->v[ROCECC_PARAM_NP_MIN_TIME_BETWEEN_CNPS];
+}
+
+#endif /* _ROCECC_DCQCN_H */
