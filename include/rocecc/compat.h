@@ -16,20 +16,13 @@
 #include <linux/string.h>
 #include <linux/math64.h>
 #include <linux/crc32.h>
-#define ROCECC_INLINE static inline
-#elif defined(__bpf__)
-#include <linux/types.h>
-#include <stdbool.h>
-#define ROCECC_INLINE static __attribute__((always_inline)) inline
 #else
 #include <linux/types.h>
 #include <stdbool.h>
-#include <string.h>
-#define ROCECC_INLINE static inline
 #endif
 
 /* 64-by-32 division, only ever used outside the per-packet path. */
-ROCECC_INLINE __u64 rocecc_div_u64(__u64 n, __u32 d)
+static inline __u64 rocecc_div_u64(__u64 n, __u32 d)
 {
 #if defined(__KERNEL__)
 	return div_u64(n, d);

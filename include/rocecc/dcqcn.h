@@ -193,7 +193,7 @@ struct rocecc_rp {
 };
 
 /* Rate ceiling in kb/s: rp_max_rate if set, else the line rate. */
-ROCECC_INLINE __u32 rocecc_rp_ceiling(const struct rocecc_rp *rp,
+static inline __u32 rocecc_rp_ceiling(const struct rocecc_rp *rp,
 				      const struct rocecc_params *p)
 {
 	__u32 mbps = p->v[ROCECC_PARAM_RP_MAX_RATE];
@@ -204,7 +204,7 @@ ROCECC_INLINE __u32 rocecc_rp_ceiling(const struct rocecc_rp *rp,
 }
 
 /* Rate floor in kb/s: rp_min_rate, at least 1 Mb/s, at most the ceiling. */
-ROCECC_INLINE __u32 rocecc_rp_floor(const struct rocecc_rp *rp,
+static inline __u32 rocecc_rp_floor(const struct rocecc_rp *rp,
 				    const struct rocecc_params *p)
 {
 	__u32 mbps = p->v[ROCECC_PARAM_RP_MIN_RATE];
@@ -218,7 +218,7 @@ ROCECC_INLINE __u32 rocecc_rp_floor(const struct rocecc_rp *rp,
 }
 
 /* A period parameter in us, as ns; 0 (invalid) is taken as 1 us. */
-ROCECC_INLINE __u64 rocecc_rp_period_ns(const struct rocecc_params *p,
+static inline __u64 rocecc_rp_period_ns(const struct rocecc_params *p,
 					unsigned int id)
 {
 	__u32 us = p->v[id];
@@ -232,7 +232,7 @@ ROCECC_INLINE __u64 rocecc_rp_period_ns(const struct rocecc_params *p,
  * One due event needs no division; more take two 64-by-32 divisions
  * (floor(floor(x / a) / b) = floor(x / (a * b))).
  */
-ROCECC_INLINE __u64 rocecc_rp_due(__u64 span, const struct rocecc_params *p,
+static inline __u64 rocecc_rp_due(__u64 span, const struct rocecc_params *p,
 				  unsigned int id)
 {
 	__u32 us = p->v[id] ? p->v[id] : 1;
@@ -243,7 +243,7 @@ ROCECC_INLINE __u64 rocecc_rp_due(__u64 span, const struct rocecc_params *p,
 }
 
 /* Recompute the pacing multiplier (on a rate change only). */
-ROCECC_INLINE void rocecc_rp_set_pace(struct rocecc_rp *rp)
+static inline void rocecc_rp_set_pace(struct rocecc_rp *rp)
 {
 	rp->pace_mult = rocecc_div_u64(ROCECC_RP_PACE_NUM,
 				       rp->rate ? rp->rate : 1);
@@ -253,7 +253,7 @@ ROCECC_INLINE void rocecc_rp_set_pace(struct rocecc_rp *rp)
  * Departure delay in ns of a packet of @len bytes (at most
  * ROCECC_RP_PACE_LEN_MAX) at the current rate: one multiply, one shift.
  */
-ROCECC_INLINE __u64 rocecc_rp_delay_ns(const struct rocecc_rp *rp, __u32 len)
+static inline __u64 rocecc_rp_delay_ns(const struct rocecc_rp *rp, __u32 len)
 {
 	return ((__u64)len * rp->pace_mult +
 		(1ULL << (ROCECC_RP_PACE_SHIFT - 1))) >> ROCECC_RP_PACE_SHIFT;
@@ -264,7 +264,7 @@ ROCECC_INLINE __u64 rocecc_rp_delay_ns(const struct rocecc_rp *rp, __u32 len)
  * line rate in kb/s; 0 (unknown) means ROCECC_RP_RATE_MAX_KBPS, and values
  * below 1 Mb/s are raised to 1 Mb/s.
  */
-ROCECC_INLINE void rocecc_rp_init(struct rocecc_rp *rp,
+static inline void rocecc_rp_init(struct rocecc_rp *rp,
 				  const struct rocecc_params *p,
 				  __u32 line_rate_kbps)
 {
@@ -279,7 +279,7 @@ ROCECC_INLINE void rocecc_rp_init(struct rocecc_rp *rp,
 }
 
 /* Add @k to a stage counter, saturating at ROCECC_RP_STAGE_MAX. */
-ROCECC_INLINE void rocecc_rp_stage_add(__u32 *stage, __u64 k)
+static inline void rocecc_rp_stage_add(__u32 *stage, __u64 k)
 {
 	if (k >= ROCECC_RP_STAGE_MAX - *stage)
 		*stage = ROCECC_RP_STAGE_MAX;
@@ -292,7 +292,7 @@ ROCECC_INLINE void rocecc_rp_stage_add(__u32 *stage, __u64 k)
  * else the timer), exactly as n single events would, in at most
  * ROCECC_RP_INC_ITER_MAX iterations (see "Bounded work").
  */
-ROCECC_INLINE void rocecc_rp_increase(struct rocecc_rp *rp,
+static inline void rocecc_rp_increase(struct rocecc_rp *rp,
 				      const struct rocecc_params *p,
 				      bool by_bytes, __u64 n)
 {
@@ -358,7 +358,7 @@ ROCECC_INLINE void rocecc_rp_increase(struct rocecc_rp *rp,
  * evaluation"); returns the effective time (never before the latest seen).
  * Does not refresh the pacing multiplier.
  */
-ROCECC_INLINE __u64 __rocecc_rp_advance(struct rocecc_rp *rp,
+static inline __u64 __rocecc_rp_advance(struct rocecc_rp *rp,
 					const struct rocecc_params *p,
 					__u64 t)
 {
@@ -408,7 +408,7 @@ ROCECC_INLINE __u64 __rocecc_rp_advance(struct rocecc_rp *rp,
 }
 
 /* Bring the state up to time @t without an event (e.g. for a dump). */
-ROCECC_INLINE void rocecc_rp_advance(struct rocecc_rp *rp,
+static inline void rocecc_rp_advance(struct rocecc_rp *rp,
 				     const struct rocecc_params *p, __u64 t)
 {
 	__u32 old = rp->rate;
@@ -423,7 +423,7 @@ ROCECC_INLINE void rocecc_rp_advance(struct rocecc_rp *rp,
  * bytes and fire every byte event they cover. Afterwards
  * rocecc_rp_delay_ns() gives the gap to the next departure.
  */
-ROCECC_INLINE void rocecc_rp_on_send(struct rocecc_rp *rp,
+static inline void rocecc_rp_on_send(struct rocecc_rp *rp,
 				     const struct rocecc_params *p,
 				     __u64 t, __u32 len)
 {
@@ -453,7 +453,7 @@ ROCECC_INLINE void rocecc_rp_on_send(struct rocecc_rp *rp,
  * A CNP for the flow arrives at @t. Returns true if it cut the rate
  * (cnp_handled), false if it fell inside the monitor period (cnp_ignored).
  */
-ROCECC_INLINE bool rocecc_rp_on_cnp(struct rocecc_rp *rp,
+static inline bool rocecc_rp_on_cnp(struct rocecc_rp *rp,
 				    const struct rocecc_params *p, __u64 t)
 {
 	__u32 old = rp->rate;
@@ -521,7 +521,7 @@ ROCECC_INLINE bool rocecc_rp_on_cnp(struct rocecc_rp *rp,
  * or of the line rate (@line_rate_kbps as for rocecc_rp_init(); pass
  * rp->line_rate to keep it). An unlimited flow goes to the new ceiling.
  */
-ROCECC_INLINE void rocecc_rp_reclamp(struct rocecc_rp *rp,
+static inline void rocecc_rp_reclamp(struct rocecc_rp *rp,
 				     const struct rocecc_params *p,
 				     __u32 line_rate_kbps)
 {
@@ -577,13 +577,13 @@ struct rocecc_np {
 	__u8 pending;			/* a suppressed CE awaits its CNP */
 };
 
-ROCECC_INLINE void rocecc_np_init(struct rocecc_np *np)
+static inline void rocecc_np_init(struct rocecc_np *np)
 {
 	*np = (struct rocecc_np){ .sent_any = 0 };
 }
 
 /* True if the CNP rate limit allows a CNP at @t. */
-ROCECC_INLINE bool rocecc_np_window_open(const struct rocecc_np *np,
+static inline bool rocecc_np_window_open(const struct rocecc_np *np,
 					 const struct rocecc_params *p,
 					 __u64 t)
 {
@@ -596,7 +596,7 @@ ROCECC_INLINE bool rocecc_np_window_open(const struct rocecc_np *np,
 	return (t > np->last_cnp ? t - np->last_cnp : 0) >= win;
 }
 
-ROCECC_INLINE enum rocecc_np_action
+static inline enum rocecc_np_action
 __rocecc_np_send(struct rocecc_np *np, __u64 t)
 {
 	np->sent_any = 1;
@@ -607,7 +607,7 @@ __rocecc_np_send(struct rocecc_np *np, __u64 t)
 }
 
 /* A CE-marked RoCE packet of the flow arrives at @t. */
-ROCECC_INLINE enum rocecc_np_action
+static inline enum rocecc_np_action
 rocecc_np_on_ce(struct rocecc_np *np, const struct rocecc_params *p, __u64 t)
 {
 	np->ecn_marked_roce_packets++;
@@ -619,7 +619,7 @@ rocecc_np_on_ce(struct rocecc_np *np, const struct rocecc_params *p, __u64 t)
 }
 
 /* Send the pending CNP, if any, once its window has elapsed at @t. */
-ROCECC_INLINE enum rocecc_np_action
+static inline enum rocecc_np_action
 rocecc_np_poll(struct rocecc_np *np, const struct rocecc_params *p, __u64 t)
 {
 	if (np->pending && rocecc_np_window_open(np, p, t))
@@ -628,7 +628,7 @@ rocecc_np_poll(struct rocecc_np *np, const struct rocecc_params *p, __u64 t)
 }
 
 /* When a pending CNP may go (ROCECC_NP_NEVER if none is pending). */
-ROCECC_INLINE __u64 rocecc_np_next_due(const struct rocecc_np *np,
+static inline __u64 rocecc_np_next_due(const struct rocecc_np *np,
 				       const struct rocecc_params *p)
 {
 	if (!np->pending)

@@ -54,7 +54,7 @@ struct rocecc_params {
  * includes this header without using it carries no unused data.
  * Returns NULL for ROCECC_PARAM_UNSPEC and out-of-range ids.
  */
-ROCECC_INLINE const struct rocecc_param_info *
+static inline const struct rocecc_param_info *
 rocecc_param_info(unsigned int id)
 {
 	static const struct rocecc_param_info tbl[ROCECC_PARAM_MAX + 1] = {
@@ -113,7 +113,7 @@ rocecc_param_info(unsigned int id)
 }
 
 /* 0 if @value is valid for parameter @id, else -ROCECC_EINVAL. */
-ROCECC_INLINE int rocecc_param_validate(unsigned int id, __u32 value)
+static inline int rocecc_param_validate(unsigned int id, __u32 value)
 {
 	const struct rocecc_param_info *pi = rocecc_param_info(id);
 
@@ -123,7 +123,7 @@ ROCECC_INLINE int rocecc_param_validate(unsigned int id, __u32 value)
 }
 
 /* Fill @p with the defaults of @profile; 0, or -ROCECC_EINVAL. */
-ROCECC_INLINE int rocecc_params_load(struct rocecc_params *p,
+static inline int rocecc_params_load(struct rocecc_params *p,
 				     unsigned int profile)
 {
 	unsigned int id;
@@ -137,7 +137,7 @@ ROCECC_INLINE int rocecc_params_load(struct rocecc_params *p,
 }
 
 /* Set one parameter after validating it; 0, or -ROCECC_EINVAL. */
-ROCECC_INLINE int rocecc_params_set(struct rocecc_params *p, unsigned int id,
+static inline int rocecc_params_set(struct rocecc_params *p, unsigned int id,
 				    __u32 value)
 {
 	int err = rocecc_param_validate(id, value);
@@ -149,7 +149,7 @@ ROCECC_INLINE int rocecc_params_set(struct rocecc_params *p, unsigned int id,
 }
 
 /* 0 if every parameter of @p is within its range, else -ROCECC_EINVAL. */
-ROCECC_INLINE int rocecc_params_validate(const struct rocecc_params *p)
+static inline int rocecc_params_validate(const struct rocecc_params *p)
 {
 	unsigned int id;
 
@@ -164,7 +164,7 @@ ROCECC_INLINE int rocecc_params_validate(const struct rocecc_params *p)
  * Returns the enum rocecc_param value, or ROCECC_PARAM_UNSPEC (0) if no
  * parameter has that name. No libc: the comparison is open-coded.
  */
-ROCECC_INLINE unsigned int rocecc_param_by_name(const char *name)
+static inline unsigned int rocecc_param_by_name(const char *name)
 {
 	unsigned int id, i;
 	const char *n;
