@@ -53,7 +53,7 @@ check-unit: deps
 
 check-vm: deps
 	$(MAKE) module
-	$(if $(wildcard selftests/tools/Makefile),$(MAKE) -C selftests/tools all)
+	$(foreach d,$(SUBDIRS_USER),$(MAKE) -C $(d) all &&) true
 	$(TOP)/selftests/vm/run
 
 # checkpatch.pl ships in Debian's linux-source-6.1 tarball; extract just it.

@@ -10,13 +10,13 @@ set -euo pipefail
 
 PKGS=(
 	# build: module against the guest's kernel, userspace, BPF
-	build-essential make gcc clang llvm
+	build-essential make gcc clang llvm pkg-config
 	linux-headers-amd64 linux-source-6.1 sparse dkms
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libibverbs-dev librdmacm-dev libmnl-dev libnl-3-dev libnl-genl-3-dev
 	libjson-c-dev libpcap-dev
 	# tests
-	perl jq python3 python3-scapy
+	perl jq python3 python3-scapy util-linux
 	# VM testbed: the guest boots Debian's kernel with the host's root
 	linux-image-amd64 qemu-system-x86 busybox-static kmod cpio
 	rdma-core ibverbs-utils ibverbs-providers perftest iproute2 tshark
