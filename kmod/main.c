@@ -2,23 +2,56 @@
 /*
  * rocecc: host-side DCQCN congestion control for RoCEv2 (soft-RoCE).
  *
- * Module entry points. At this stage the module registers nothing: it only
- * proves that the shared RoCEv2 and DCQCN code builds and runs in the kernel,
- * and that it loads and unloads cleanly.
+ * Module entry points. Load order: the default parameter set, its sysctl
+ * directory, the netdevice notifier, and last the generic netlink family,
+ * so that nothing can attach a device before everything it needs exists.
+ * Unload runs in reverse: the family goes first (no new attach, no more
+ * requests in flight), then every device is detached, then the default
+ * set's sysctl directory and the set itself.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/init.h>
+#include <net/genetlink.h>
+
+#include "rocecc.h"
 
 static int __init rocecc_init(void)
 {
+	int err;
+
+	err = rocecc_params_init();
+	if (err)
+		return err;
+	err = rocecc_sysctl_init();
+	if (err)
+		goto err_params;
+	err = rocecc_dev_init();
+	if (err)
+		goto err_sysctl;
+	err = rocecc_genl_init();
+	if (err)
+		goto err_dev;
 	pr_info("version %s loaded\n", ROCECC_VERSION);
 	return 0;
+
+err_dev:
+	rocecc_dev_exit();
+err_sysctl:
+	rocecc_sysctl_exit();
+err_params:
+	rocecc_params_exit();
+	return err;
 }
 
 static void __exit rocecc_exit(void)
 {
+	rocecc_genl_exit();
+	rocecc_dev_exit();
+	rocecc_sysctl_exit();
+	/* kfree_rcu() of replaced parameter blocks: nothing of ours runs. */
+	rocecc_params_exit();
 	pr_info("unloaded\n");
 }
 
@@ -29,3 +62,4 @@ MODULE_DESCRIPTION("Host-side DCQCN congestion control for RoCEv2");
 MODULE_AUTHOR("rocecc developers");
 MODULE_LICENSE("GPL");
 MODULE_VERSION(ROCECC_VERSION);
+MODULE_ALIAS_GENL_FAMILY(ROCECC_GENL_NAME);

@@ -83,4 +83,170 @@ enum rocecc_profile {
 	__ROCECC_PROFILE_MAX
 };
 
+/*
+ * Generic netlink family ROCECC_GENL_NAME ("rocecc"), version 1.
+ *
+ * The family exists in every network namespace but serves only the initial
+ * one (rdma_rxe in Linux 6.1 works only there): any request from another
+ * namespace fails with EOPNOTSUPP and an extack message. Every request is
+ * validated strictly (unknown attributes, wrong lengths, missing
+ * NLA_F_NESTED and reserved header bits are refused), and every error
+ * carries an extack message. Commands marked "admin" need CAP_NET_ADMIN.
+ *
+ * A device is named by ROCECC_A_DEV_IFINDEX or ROCECC_A_DEV_NAME (if both
+ * are given they must name the same device). For the parameter commands an
+ * absent device, or ifindex 0, means the default set: the parameters that
+ * devices attached later start with (sysctl net.rocecc.default.*). The
+ * per-device sets are sysctl net.rocecc.<dev>.*; sysctl and netlink read
+ * and write the same store.
+ */
+enum rocecc_cmd {
+	ROCECC_CMD_UNSPEC,
+	/* admin. Request: device. Attach it; event DEV_ATTACHED. */
+	ROCECC_CMD_DEV_ATTACH,
+	/* admin. Request: device. Detach it; event DEV_DETACHED. */
+	ROCECC_CMD_DEV_DETACH,
+	/*
+	 * do: request device, reply one device; dump: every attached device.
+	 * Reply: DEV_IFINDEX, DEV_NAME, STATS.
+	 */
+	ROCECC_CMD_DEV_GET,
+	/*
+	 * do: request device or none (the default set); dump: the default set
+	 * first, then every attached device. Reply: DEV_IFINDEX (0 for the
+	 * default set), DEV_NAME (devices only), PARAMS with every parameter,
+	 * PROFILE if the set equals one profile exactly (absent: "custom").
+	 */
+	ROCECC_CMD_PARAM_GET,
+	/*
+	 * admin. Request: device or none, PARAMS with one or more parameters.
+	 * Every value is checked against its range first; the set changes
+	 * as a whole or not at all. Event PARAM_CHANGED if anything changed.
+	 */
+	ROCECC_CMD_PARAM_SET,
+	/* admin. Request: device or none, PROFILE. Load a whole profile. */
+	ROCECC_CMD_PROFILE_SET,
+	/* Events, multicast group ROCECC_GENL_MCGRP_EVENTS ("events"). */
+	/* DEV_IFINDEX, DEV_NAME: a device was attached */
+	ROCECC_CMD_DEV_ATTACHED,
+	/* DEV_IFINDEX, DEV_NAME: a device was detached on request */
+	ROCECC_CMD_DEV_DETACHED,
+	/*
+	 * DEV_IFINDEX, DEV_NAME: an attached device was unregistered (deleted,
+	 * or moved to another network namespace) and is detached.
+	 */
+	ROCECC_CMD_DEV_GONE,
+	/*
+	 * DEV_IFINDEX (0: the default set), DEV_NAME (devices only), PARAMS
+	 * with the parameters whose value changed, and their new values;
+	 * whichever view (sysctl or netlink) changed them.
+	 */
+	ROCECC_CMD_PARAM_CHANGED,
+	/*
+	 * Reserved for the datapath (not implemented yet: EOPNOTSUPP).
+	 * dump: request device or none (all devices). One message per flow:
+	 * DEV_IFINDEX, FLOW (nest of enum rocecc_flow_attr).
+	 */
+	ROCECC_CMD_FLOW_GET,
+
+	__ROCECC_CMD_MAX,
+	ROCECC_CMD_MAX = __ROCECC_CMD_MAX - 1
+};
+
+/* Top-level attributes. */
+enum rocecc_attr {
+	ROCECC_A_UNSPEC,
+	ROCECC_A_DEV_IFINDEX,	/* u32 */
+	ROCECC_A_DEV_NAME,	/* NUL-terminated string, < IFNAMSIZ */
+	ROCECC_A_PARAMS,	/* nest: type enum rocecc_param, payload u32 */
+	ROCECC_A_PROFILE,	/* u32, enum rocecc_profile */
+	ROCECC_A_STATS,		/* nest: type enum rocecc_stat, payload u64 */
+	ROCECC_A_FLOW,		/* nest: enum rocecc_flow_attr */
+
+	__ROCECC_A_MAX,
+	ROCECC_A_MAX = __ROCECC_A_MAX - 1
+};
+
+/*
+ * Per-device counters (ROCECC_A_STATS), u64 each, since the device was
+ * attached. The first four are the mlx5 hw_counters of the same name.
+ */
+enum rocecc_stat {
+	ROCECC_STAT_UNSPEC,
+	ROCECC_STAT_PAD,
+	/* CNPs sent by this host (notification point) */
+	ROCECC_STAT_NP_CNP_SENT,
+	/* CE-marked RoCEv2 packets received */
+	ROCECC_STAT_NP_ECN_MARKED_ROCE_PACKETS,
+	/* CNPs received that drove the rate machine (reaction point) */
+	ROCECC_STAT_RP_CNP_HANDLED,
+	/* CNPs received that did not change a rate */
+	ROCECC_STAT_RP_CNP_IGNORED,
+	/* gauge: flows in the device's flow table now */
+	ROCECC_STAT_FLOWS,
+	/* new flows not tracked because the flow table was full */
+	ROCECC_STAT_FLOW_TABLE_FULL,
+	/* packets given a departure time in the future by pacing */
+	ROCECC_STAT_PACING_DELAYED,
+	/* CE packets or CNPs whose local QP could not be resolved to a flow */
+	ROCECC_STAT_RESOLVER_MISS,
+	/* RoCEv2 packets too short or inconsistent to be handled */
+	ROCECC_STAT_MALFORMED,
+	/*
+	 * packets whose departure time pacing had to bring forward to stay
+	 * within the flow's pacing budget (rxe's retransmission timeout)
+	 */
+	ROCECC_STAT_PACING_CAPPED,
+	/* RoCEv2 packets sent Not-ECT and marked ECT(0) */
+	ROCECC_STAT_ECT_MARKED,
+
+	__ROCECC_STAT_MAX,
+	ROCECC_STAT_MAX = __ROCECC_STAT_MAX - 1
+};
+
+/*
+ * One flow (ROCECC_A_FLOW), for ROCECC_CMD_FLOW_GET. A flow is what one
+ * local QP sends to one remote QP. Rates are in kb/s (the RP's own unit;
+ * u32 holds 4.29 Tb/s), times are CLOCK_MONOTONIC nanoseconds (0: never).
+ */
+enum rocecc_flow_attr {
+	ROCECC_FLOW_A_UNSPEC,
+	ROCECC_FLOW_A_PAD,
+	/* key: remote IP address, 16 bytes, IPv6 or IPv4-mapped (::ffff:a.b.c.d) */
+	ROCECC_FLOW_A_RADDR,
+	/* key: remote QP number (u32, 24 bits used) */
+	ROCECC_FLOW_A_RQPN,
+	/* key: local QP number (u32, 24 bits used) */
+	ROCECC_FLOW_A_LQPN,
+	/* u32 kb/s: current rate Rc */
+	ROCECC_FLOW_A_RC,
+	/* u32 kb/s: target rate Rt */
+	ROCECC_FLOW_A_RT,
+	/* u32 1/1024: alpha */
+	ROCECC_FLOW_A_ALPHA,
+	/* u64: RoCEv2 bytes sent (IP total length) */
+	ROCECC_FLOW_A_BYTES,
+	/* u64: CNPs received for this flow and handled / ignored */
+	ROCECC_FLOW_A_CNP_HANDLED,
+	ROCECC_FLOW_A_CNP_IGNORED,
+	/* u64: CNPs this host sent for this flow */
+	ROCECC_FLOW_A_CNP_SENT,
+	/* u64: CE-marked packets received on this flow */
+	ROCECC_FLOW_A_CE_SEEN,
+	/* u64 ns: last CNP received, last CNP sent, last rate cut, last increase */
+	ROCECC_FLOW_A_LAST_CNP_RX,
+	ROCECC_FLOW_A_LAST_CNP_TX,
+	ROCECC_FLOW_A_LAST_CUT,
+	ROCECC_FLOW_A_LAST_INCREASE,
+	/*
+	 * u32 us: pacing budget, the longest pacing may hold a packet of this
+	 * flow before rxe's retransmission timer (the QP's timeout) could
+	 * expire; 0 = unknown, no budget enforced.
+	 */
+	ROCECC_FLOW_A_PACING_BUDGET,
+
+	__ROCECC_FLOW_A_MAX,
+	ROCECC_FLOW_A_MAX = __ROCECC_FLOW_A_MAX - 1
+};
+
 #endif /* _UAPI_LINUX_ROCECC_H */

@@ -1,0 +1,492 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocecc: attached devices and their parameter sets.
+ *
+ * A device is attached by generic netlink (ROCECC_CMD_DEV_ATTACH) and left
+ * by ROCECC_CMD_DEV_DETACH, by its unregistration (netdevice notifier) or at
+ * module unload. Locking and lifetime rules: see rocecc.h.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/if_arp.h>
+#include <linux/netdevice.h>
+#include <linux/notifier.h>
+#include <linux/rtnetlink.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <net/net_namespace.h>
+#include <net/netlink.h>
+
+#include "rocecc.h"
+
+/* The one control-plane lock (see rocecc.h). */
+DEFINE_MUTEX(rocecc_lock);
+
+/*
+ * Attached devices by ifindex. An xarray: RCU lookups without a lock from
+ * the datapath, small for the handful of small ifindexes a host has (one
+ * 576-byte node covers ifindexes 0..63), and ordered iteration for dumps.
+ * Its internal spinlock only serialises writers, which also hold
+ * rocecc_lock; nobody writes from softirq, so no _bh variant is needed.
+ */
+DEFINE_XARRAY(rocecc_devs);
+
+/* Bumped under rocecc_lock on attach and detach, for dump consistency. */
+unsigned int rocecc_devs_gen;
+
+/* The default parameter set; never NULL between init and exit. */
+struct rocecc_pset __rcu *rocecc_default_pset;
+
+/* --- parameter sets -------------------------------------------------------- */
+
+static struct rocecc_pset __rcu **rocecc_pset_slot(struct rocecc_dev *rdev)
+{
+	return rdev ? &rdev->params : &rocecc_default_pset;
+}
+
+/* The current set of @rdev (NULL: default); caller holds rocecc_lock. */
+const struct rocecc_params *rocecc_params_locked(struct rocecc_dev *rdev)
+{
+	return &rcu_dereference_protected(*rocecc_pset_slot(rdev),
+					  lockdep_is_held(&rocecc_lock))->p;
+}
+
+/* Copy the current set of @rdev (NULL: default); any process context. */
+void rocecc_params_read(struct rocecc_dev *rdev, struct rocecc_params *out)
+{
+	/* Like the datapath: the block stays valid until the unlock. */
+	rcu_read_lock();
+	*out = rcu_dereference(*rocecc_pset_slot(rdev))->p;
+	rcu_read_unlock();
+}
+
+/*
+ * Publish @newp as the set of @rdev (NULL: default), which must be valid.
+ * Caller holds rocecc_lock. Sends ROCECC_CMD_PARAM_CHANGED if anything
+ * changed. The old block is freed after a grace period: datapath readers
+ * may still be using it.
+ */
+int rocecc_params_commit(struct rocecc_dev *rdev,
+			 const struct rocecc_params *newp)
+{
+	struct rocecc_pset __rcu **slot = rocecc_pset_slot(rdev);
+	struct rocecc_pset *old, *new;
+
+	lockdep_assert_held(&rocecc_lock);
+	/* Callers check each value; this also catches cross-field rules. */
+	if (rocecc_params_validate(newp))
+		return -EINVAL;
+	old = rcu_dereference_protected(*slot, lockdep_is_held(&rocecc_lock));
+	if (!memcmp(&old->p, newp, sizeof(*newp)))
+		return 0;
+
+	/* One small block per update; updates are rare (an operator). */
+	new = kmalloc(sizeof(*new), GFP_KERNEL);
+	if (!new)
+		return -ENOMEM;
+	new->p = *newp;
+	rcu_assign_pointer(*slot, new);
+	rocecc_genl_notify_params(rdev, &old->p, &new->p);
+	kfree_rcu(old, rcu);
+	return 0;
+}
+
+/* The profile @p equals exactly, or -1 ("custom"). */
+int rocecc_params_profile(const struct rocecc_params *p)
+{
+	struct rocecc_params def;
+	unsigned int prof;
+
+	for (prof = 0; prof < __ROCECC_PROFILE_MAX; prof++) {
+		if (rocecc_params_load(&def, prof))
+			continue;
+		if (!memcmp(&def, p, sizeof(def)))
+			return prof;
+	}
+	return -1;
+}
+
+const char *rocecc_profile_name(unsigned int profile)
+{
+	switch (profile) {
+	case ROCECC_PROFILE_MLX5:
+		return ROCECC_PROFILE_NAME_MLX5;
+	case ROCECC_PROFILE_PAPER:
+		return ROCECC_PROFILE_NAME_PAPER;
+	}
+	return NULL;
+}
+
+int rocecc_params_init(void)
+{
+	struct rocecc_pset *ps;
+
+	/* The default set, for the module's lifetime (until replaced). */
+	ps = kmalloc(sizeof(*ps), GFP_KERNEL);
+	if (!ps)
+		return -ENOMEM;
+	if (rocecc_params_load(&ps->p, ROCECC_PROFILE_MLX5) ||
+	    rocecc_params_validate(&ps->p)) {
+		pr_err("built-in mlx5 profile is invalid\n");
+		kfree(ps);
+		return -EINVAL;
+	}
+	RCU_INIT_POINTER(rocecc_default_pset, ps);
+	return 0;
+}
+
+/* After every device is gone and no sysctl or netlink user is left. */
+void rocecc_params_exit(void)
+{
+	kfree(rcu_dereference_protected(rocecc_default_pset, 1));
+	RCU_INIT_POINTER(rocecc_default_pset, NULL);
+}
+
+/* --- devices ---------------------------------------------------------------- */
+
+void rocecc_dev_read_ctrs(const struct rocecc_dev *rdev,
+			  u64 sum[ROCECC_CTR_NUM])
+{
+	u64 v[ROCECC_CTR_NUM];
+	unsigned int start;
+	int cpu, i;
+
+	memset(sum, 0, sizeof(u64) * ROCECC_CTR_NUM);
+	/*
+	 * With softirqs off no datapath writer can interrupt the read on
+	 * this CPU (on 32-bit UP the seqcount is compiled out); other CPUs'
+	 * writers are caught by the seqcount on 32-bit SMP. 64-bit reads of
+	 * u64_stats_t never tear.
+	 */
+	local_bh_disable();
+	for_each_possible_cpu(cpu) {
+		const struct rocecc_pcpu_ctrs *c = per_cpu_ptr(rdev->ctrs, cpu);
+
+		do {
+			start = u64_stats_fetch_begin(&c->syncp);
+			for (i = 0; i < ROCECC_CTR_NUM; i++)
+				v[i] = u64_stats_read(&c->c[i]);
+		} while (u64_stats_fetch_retry(&c->syncp, start));
+		for (i = 0; i < ROCECC_CTR_NUM; i++)
+			sum[i] += v[i];
+	}
+	local_bh_enable();
+}
+
+/*
+ * The attached device named by @ifindex (if non-zero) or @name (if
+ * non-NULL), or NULL with an extack message. Caller holds rocecc_lock.
+ */
+struct rocecc_dev *rocecc_dev_find(u32 ifindex, const char *name,
+				   struct netlink_ext_ack *extack)
+{
+	struct rocecc_dev *rdev = NULL, *it;
+	unsigned long idx;
+
+	lockdep_assert_held(&rocecc_lock);
+	if (ifindex) {
+		rdev = xa_load(&rocecc_devs, ifindex);
+	} else if (name) {
+		xa_for_each(&rocecc_devs, idx, it) {
+			if (!strcmp(it->name, name)) {
+				rdev = it;
+				break;
+			}
+		}
+	}
+	if (!rdev) {
+		NL_SET_ERR_MSG_MOD(extack, "device is not attached to rocecc");
+		return NULL;
+	}
+	if (ifindex && name && strcmp(rdev->name, name)) {
+		NL_SET_ERR_MSG_MOD(extack, "ifindex and name refer to different devices");
+		return NULL;
+	}
+	return rdev;
+}
+
+static void rocecc_dev_free(struct rocecc_dev *rdev)
+{
+	kfree(rcu_dereference_protected(rdev->params, 1));
+	free_percpu(rdev->ctrs);
+	kfree(rdev);
+}
+
+static void rocecc_dev_free_rcu(struct rcu_head *head)
+{
+	rocecc_dev_free(container_of(head, struct rocecc_dev, rcu));
+}
+
+static bool rocecc_name_ok(const char *name)
+{
+	/* "default" is the sysctl directory of the default set. */
+	return strcmp(name, "default") != 0;
+}
+
+int rocecc_dev_attach(u32 ifindex, const char *name,
+		      struct netlink_ext_ack *extack)
+{
+	struct net_device *netdev;
+	struct rocecc_dev *rdev;
+	struct rocecc_pset *ps;
+	int cpu, err;
+
+	/*
+	 * RTNL keeps the device registered from the lookup until it is in
+	 * the table: its unregistration notifier, which detaches it again,
+	 * cannot run in between.
+	 */
+	rtnl_lock();
+	if (ifindex)
+		netdev = __dev_get_by_index(&init_net, ifindex);
+	else
+		netdev = __dev_get_by_name(&init_net, name);
+	if (!netdev || netdev->reg_state != NETREG_REGISTERED) {
+		NL_SET_ERR_MSG_MOD(extack, "no such device in the initial netns");
+		err = -ENODEV;
+		goto out_rtnl;
+	}
+	if (ifindex && name && strcmp(netdev->name, name)) {
+		NL_SET_ERR_MSG_MOD(extack, "ifindex and name refer to different devices");
+		err = -EINVAL;
+		goto out_rtnl;
+	}
+	if (netdev->type != ARPHRD_ETHER || (netdev->flags & IFF_LOOPBACK)) {
+		NL_SET_ERR_MSG_MOD(extack, "not an Ethernet device: RoCEv2 runs over Ethernet");
+		err = -EOPNOTSUPP;
+		goto out_rtnl;
+	}
+	if (!rocecc_name_ok(netdev->name)) {
+		NL_SET_ERR_MSG_MOD(extack, "the name 'default' clashes with net.rocecc.default");
+		err = -EINVAL;
+		goto out_rtnl;
+	}
+
+	mutex_lock(&rocecc_lock);
+	if (xa_load(&rocecc_devs, netdev->ifindex)) {
+		NL_SET_ERR_MSG_MOD(extack, "device is already attached");
+		err = -EEXIST;
+		goto out_unlock;
+	}
+
+	/* One object per attached device, freed after detach. */
+	rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
+	if (!rdev) {
+		err = -ENOMEM;
+		goto out_unlock;
+	}
+	rdev->ifindex = netdev->ifindex;
+	strscpy(rdev->name, netdev->name, sizeof(rdev->name));
+
+	/* Per-CPU counters: see struct rocecc_pcpu_ctrs. */
+	rdev->ctrs = alloc_percpu_gfp(struct rocecc_pcpu_ctrs,
+				      GFP_KERNEL | __GFP_ZERO);
+	if (!rdev->ctrs) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(rdev->ctrs, cpu)->syncp);
+
+	/* The device's own parameter block, a copy of the default set. */
+	ps = kmalloc(sizeof(*ps), GFP_KERNEL);
+	if (!ps) {
+		err = -ENOMEM;
+		goto out_free;
+	}
+	ps->p = *rocecc_params_locked(NULL);
+	RCU_INIT_POINTER(rdev->params, ps);
+
+	/*
+	 * Reserve the table slot first, so that nothing can fail once the
+	 * sysctl directory exists: undoing it would mean unregistering it
+	 * with rocecc_lock held, which its handlers may be waiting for.
+	 */
+	err = xa_reserve(&rocecc_devs, rdev->ifindex, GFP_KERNEL);
+	if (err)
+		goto out_free;
+	err = rocecc_sysctl_register(rdev, rdev->name, &rdev->sysctl_hdr,
+				     &rdev->sysctl_tbl);
+	if (err) {
+		xa_release(&rocecc_devs, rdev->ifindex);
+		NL_SET_ERR_MSG_MOD(extack, "cannot register the device's sysctl directory");
+		goto out_free;
+	}
+
+	/* Published: from here the datapath can find it. */
+	WARN_ON_ONCE(xa_err(xa_store(&rocecc_devs, rdev->ifindex, rdev,
+				     GFP_KERNEL)));
+	netdev_hold(netdev, &rdev->dev_tracker, GFP_KERNEL);
+	rdev->netdev = netdev;
+	rocecc_devs_gen++;
+	rocecc_genl_notify_dev(ROCECC_CMD_DEV_ATTACHED, rdev);
+	mutex_unlock(&rocecc_lock);
+	rtnl_unlock();
+	pr_info("%s: attached\n", rdev->name);
+	return 0;
+
+out_free:
+	rocecc_dev_free(rdev);
+out_unlock:
+	mutex_unlock(&rocecc_lock);
+out_rtnl:
+	rtnl_unlock();
+	return err;
+}
+
+/*
+ * Unpublish @rdev and send its event. Caller holds RTNL and rocecc_lock,
+ * then calls rocecc_dev_release() after dropping rocecc_lock.
+ */
+static void rocecc_dev_unlink(struct rocecc_dev *rdev,
+			      enum rocecc_detach_why why)
+{
+	ASSERT_RTNL();
+	lockdep_assert_held(&rocecc_lock);
+
+	xa_erase(&rocecc_devs, rdev->ifindex);
+	rdev->dead = true;
+	rocecc_devs_gen++;
+	if (why == ROCECC_DETACH_REQUEST)
+		rocecc_genl_notify_dev(ROCECC_CMD_DEV_DETACHED, rdev);
+	else if (why == ROCECC_DETACH_GONE)
+		rocecc_genl_notify_dev(ROCECC_CMD_DEV_GONE, rdev);
+	netdev_put(rdev->netdev, &rdev->dev_tracker);
+	rdev->netdev = NULL;
+}
+
+/*
+ * Remove the sysctl directory (waits for running handlers, which may be
+ * waiting for rocecc_lock: the caller must not hold it) and free @rdev
+ * after a grace period.
+ */
+static void rocecc_dev_release(struct rocecc_dev *rdev)
+{
+	pr_info("%s: detached\n", rdev->name);
+	rocecc_sysctl_unregister(rdev->sysctl_hdr, rdev->sysctl_tbl);
+	rdev->sysctl_hdr = NULL;
+	rdev->sysctl_tbl = NULL;
+	call_rcu(&rdev->rcu, rocecc_dev_free_rcu);
+}
+
+int rocecc_dev_detach(u32 ifindex, const char *name,
+		      struct netlink_ext_ack *extack)
+{
+	struct rocecc_dev *rdev;
+
+	/* RTNL: the lock order, and the notifier's view of the table. */
+	rtnl_lock();
+	mutex_lock(&rocecc_lock);
+	rdev = rocecc_dev_find(ifindex, name, extack);
+	if (rdev)
+		rocecc_dev_unlink(rdev, ROCECC_DETACH_REQUEST);
+	mutex_unlock(&rocecc_lock);
+	if (rdev)
+		rocecc_dev_release(rdev);
+	rtnl_unlock();
+	return rdev ? 0 : -ENODEV;
+}
+
+/*
+ * Follow a rename: move the sysctl directory to the new name. Refusing it
+ * (a non-zero return) makes the kernel roll the rename back, which keeps
+ * the device name and the sysctl directory name always equal.
+ */
+static int rocecc_dev_rename(struct rocecc_dev *rdev, const char *newname)
+{
+	struct ctl_table_header *hdr, *old_hdr;
+	struct ctl_table *tbl, *old_tbl;
+	int err;
+
+	mutex_lock(&rocecc_lock);
+	/* Also the rollback of a refused rename: nothing to do. */
+	if (!strcmp(rdev->name, newname)) {
+		mutex_unlock(&rocecc_lock);
+		return 0;
+	}
+	if (!rocecc_name_ok(newname)) {
+		mutex_unlock(&rocecc_lock);
+		pr_notice("%s: refusing rename to '%s' while attached: it would clash with net.rocecc.default\n",
+			  rdev->name, newname);
+		return -EEXIST;
+	}
+	err = rocecc_sysctl_register(rdev, newname, &hdr, &tbl);
+	if (err) {
+		mutex_unlock(&rocecc_lock);
+		pr_notice("%s: refusing rename to '%s': cannot move net.rocecc.%s (%d)\n",
+			  rdev->name, newname, rdev->name, err);
+		return err;
+	}
+	old_hdr = rdev->sysctl_hdr;
+	old_tbl = rdev->sysctl_tbl;
+	rdev->sysctl_hdr = hdr;
+	rdev->sysctl_tbl = tbl;
+	strscpy(rdev->name, newname, sizeof(rdev->name));
+	mutex_unlock(&rocecc_lock);
+	rocecc_sysctl_unregister(old_hdr, old_tbl);
+	return 0;
+}
+
+static int rocecc_netdev_event(struct notifier_block *nb, unsigned long event,
+			       void *ptr)
+{
+	struct net_device *netdev = netdev_notifier_info_to_dev(ptr);
+	struct rocecc_dev *rdev;
+
+	if (event != NETDEV_UNREGISTER && event != NETDEV_CHANGENAME)
+		return NOTIFY_DONE;
+	if (!net_eq(dev_net(netdev), &init_net))
+		return NOTIFY_DONE;
+
+	/* RTNL is held: attach and detach cannot change the table now. */
+	rdev = xa_load(&rocecc_devs, netdev->ifindex);
+	if (!rdev || rdev->netdev != netdev)
+		return NOTIFY_DONE;
+
+	if (event == NETDEV_CHANGENAME)
+		return notifier_from_errno(rocecc_dev_rename(rdev, netdev->name));
+
+	mutex_lock(&rocecc_lock);
+	rocecc_dev_unlink(rdev, ROCECC_DETACH_GONE);
+	mutex_unlock(&rocecc_lock);
+	rocecc_dev_release(rdev);
+	return NOTIFY_OK;
+}
+
+static struct notifier_block rocecc_netdev_nb = {
+	.notifier_call = rocecc_netdev_event,
+};
+
+int rocecc_dev_init(void)
+{
+	return register_netdevice_notifier(&rocecc_netdev_nb);
+}
+
+/*
+ * Module unload, after the genetlink family is gone (no new attach can
+ * come): detach everything without events, then stop listening. The
+ * notifier is removed last so that no device can be unregistered unseen
+ * while it is still attached.
+ */
+void rocecc_dev_exit(void)
+{
+	struct rocecc_dev *rdev;
+	unsigned long idx;
+
+	rtnl_lock();
+	for (;;) {
+		idx = 0;
+		mutex_lock(&rocecc_lock);
+		rdev = xa_find(&rocecc_devs, &idx, ULONG_MAX, XA_PRESENT);
+		if (rdev)
+			rocecc_dev_unlink(rdev, ROCECC_DETACH_UNLOAD);
+		mutex_unlock(&rocecc_lock);
+		if (!rdev)
+			break;
+		rocecc_dev_release(rdev);
+	}
+	rtnl_unlock();
+	unregister_netdevice_notifier(&rocecc_netdev_nb);
+	/* Wait for the call_rcu() frees before the module text goes away. */
+	rcu_barrier();
+}

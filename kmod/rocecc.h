@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rocecc.ko internal interfaces: attached devices, their parameters and
+ * counters, and the control plane (generic netlink, sysctl) around them.
+ *
+ * Locking and lifetime
+ * --------------------
+ * rocecc_lock (one mutex) serialises every control-plane change: attach,
+ * detach, rename, parameter and profile updates, whether they come from
+ * generic netlink, sysctl or the netdevice notifier. Where RTNL is needed
+ * too (attach, detach, notifier), it is taken first: RTNL -> rocecc_lock.
+ * The sysctl handlers take rocecc_lock but never RTNL, and no sysctl table
+ * is unregistered with rocecc_lock held (unregistering waits for running
+ * handlers), so the two cannot deadlock.
+ *
+ * The datapath never takes a lock. It finds a device with
+ * rocecc_dev_lookup_rcu() (an xarray keyed by ifindex; xa_load() is a
+ * lockless RCU walk) and reads its parameters through
+ * rocecc_dev_params_rcu(). Parameters live in an immutable block behind an
+ * RCU pointer that an update replaces whole (copy, modify, publish, free
+ * the old block after a grace period). A reader thus always sees one
+ * consistent set, which per-field READ_ONCE/WRITE_ONCE would not give for
+ * a PARAM_SET of several related values (e.g. rp_ai_rate and rp_hai_rate),
+ * and the update cost (one 128-byte allocation) is paid only by the rare
+ * writer. Detached devices are unpublished first and freed after a grace
+ * period (call_rcu), so a pointer found under rcu_read_lock() stays valid
+ * until rcu_read_unlock().
+ */
+#ifndef _ROCECC_KMOD_H
+#define _ROCECC_KMOD_H
+
+#include <linux/mutex.h>
+#include <linux/netdevice.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
+#include <linux/u64_stats_sync.h>
+#include <linux/xarray.h>
+#include <rocecc/params.h>
+
+struct netlink_ext_ack;
+struct ctl_table;
+struct ctl_table_header;
+
+/* Profile names, as sysctl "profile" and the CLI spell them. */
+#define ROCECC_PROFILE_NAME_MLX5	"mlx5"
+#define ROCECC_PROFILE_NAME_PAPER	"paper"
+
+/*
+ * Counter slots, in the order of enum rocecc_stat from
+ * ROCECC_STAT_NP_CNP_SENT on: slot c is netlink attribute
+ * ROCECC_CTR_STAT(c).
+ */
+enum rocecc_ctr {
+	ROCECC_CTR_NP_CNP_SENT,
+	ROCECC_CTR_NP_ECN_MARKED_ROCE_PACKETS,
+	ROCECC_CTR_RP_CNP_HANDLED,
+	ROCECC_CTR_RP_CNP_IGNORED,
+	ROCECC_CTR_FLOWS,
+	ROCECC_CTR_FLOW_TABLE_FULL,
+	ROCECC_CTR_PACING_DELAYED,
+	ROCECC_CTR_RESOLVER_MISS,
+	ROCECC_CTR_MALFORMED,
+	ROCECC_CTR_PACING_CAPPED,
+	ROCECC_CTR_ECT_MARKED,
+	ROCECC_CTR_NUM
+};
+
+#define ROCECC_CTR_STAT(c)	((c) + ROCECC_STAT_NP_CNP_SENT)
+static_assert(ROCECC_CTR_STAT(ROCECC_CTR_NUM) == __ROCECC_STAT_MAX,
+	      "enum rocecc_ctr and enum rocecc_stat differ");
+
+/*
+ * Counters are per CPU: the datapath bumps them for every packet from
+ * softirq on whichever CPU received or sent it, and a shared atomic would
+ * bounce one cache line between the CPUs on every packet. Readers (netlink,
+ * rare) sum over the possible CPUs. u64_stats_t is a plain u64 on 64-bit;
+ * on 32-bit the seqcount keeps readers from seeing torn values.
+ * ROCECC_CTR_FLOWS is a gauge (+1 on insert, -1 on delete, maybe on
+ * different CPUs): per-CPU values may wrap, their sum is exact.
+ */
+struct rocecc_pcpu_ctrs {
+	u64_stats_t		c[ROCECC_CTR_NUM];
+	struct u64_stats_sync	syncp;
+};
+
+/* An immutable parameter set, replaced as a whole on every change. */
+struct rocecc_pset {
+	struct rocecc_params	p;
+	struct rcu_head		rcu;
+};
+
+/*
+ * An attached device. Allocated by attach (kzalloc, one per device), freed
+ * by call_rcu() after it has been unpublished and its sysctl table
+ * unregistered.
+ */
+struct rocecc_dev {
+	/* Read by the datapath under RCU. */
+	int				ifindex;	/* key, constant */
+	struct rocecc_pset __rcu	*params;
+	struct rocecc_pcpu_ctrs __percpu *ctrs;
+
+	/* Control plane only, under rocecc_lock. */
+	struct net_device		*netdev;	/* held; NULL once detached */
+	netdevice_tracker		dev_tracker;
+	char				name[IFNAMSIZ];	/* sysctl directory name */
+	bool				dead;		/* detached */
+	struct ctl_table_header		*sysctl_hdr;
+	struct ctl_table		*sysctl_tbl;
+	struct rcu_head			rcu;
+};
+
+extern struct mutex rocecc_lock;
+extern struct xarray rocecc_devs;
+extern struct rocecc_pset __rcu *rocecc_default_pset;
+extern unsigned int rocecc_devs_gen;
+
+/* --- the datapath's read side (under rcu_read_lock(), any context) ------- */
+
+/*
+ * The attached device with this ifindex in init_net, or NULL. The caller
+ * must have checked that the device belongs to init_net (ifindexes are per
+ * namespace; only init_net devices can be attached).
+ */
+static inline struct rocecc_dev *rocecc_dev_lookup_rcu(int ifindex)
+{
+	return xa_load(&rocecc_devs, ifindex);
+}
+
+/* The device's current parameters; valid until rcu_read_unlock(). */
+static inline const struct rocecc_params *
+rocecc_dev_params_rcu(const struct rocecc_dev *rdev)
+{
+	return &rcu_dereference(rdev->params)->p;
+}
+
+/* Add @n to counter @ctr of @rdev; any context. */
+static inline void rocecc_ctr_add(struct rocecc_dev *rdev, enum rocecc_ctr ctr,
+				  unsigned long n)
+{
+	struct rocecc_pcpu_ctrs *c = get_cpu_ptr(rdev->ctrs);
+	unsigned long flags;
+
+	flags = u64_stats_update_begin_irqsave(&c->syncp);
+	u64_stats_add(&c->c[ctr], n);
+	u64_stats_update_end_irqrestore(&c->syncp, flags);
+	put_cpu_ptr(rdev->ctrs);
+}
+
+static inline void rocecc_ctr_inc(struct rocecc_dev *rdev, enum rocecc_ctr ctr)
+{
+	rocecc_ctr_add(rdev, ctr, 1);
+}
+
+/* Decrement a gauge (ROCECC_CTR_FLOWS); any context. */
+static inline void rocecc_ctr_dec(struct rocecc_dev *rdev, enum rocecc_ctr ctr)
+{
+	struct rocecc_pcpu_ctrs *c = get_cpu_ptr(rdev->ctrs);
+	unsigned long flags;
+
+	flags = u64_stats_update_begin_irqsave(&c->syncp);
+	u64_stats_sub(&c->c[ctr], 1);
+	u64_stats_update_end_irqrestore(&c->syncp, flags);
+	put_cpu_ptr(rdev->ctrs);
+}
+
+/* --- dev.c ---------------------------------------------------------------- */
+
+/* Why a device leaves: the event it sends (none at module unload). */
+enum rocecc_detach_why {
+	ROCECC_DETACH_REQUEST,	/* ROCECC_CMD_DEV_DETACHED */
+	ROCECC_DETACH_GONE,	/* ROCECC_CMD_DEV_GONE */
+	ROCECC_DETACH_UNLOAD,	/* no event: the family is gone already */
+};
+
+int rocecc_dev_attach(u32 ifindex, const char *name,
+		      struct netlink_ext_ack *extack);
+int rocecc_dev_detach(u32 ifindex, const char *name,
+		      struct netlink_ext_ack *extack);
+struct rocecc_dev *rocecc_dev_find(u32 ifindex, const char *name,
+				   struct netlink_ext_ack *extack);
+void rocecc_dev_read_ctrs(const struct rocecc_dev *rdev,
+			  u64 sum[ROCECC_CTR_NUM]);
+int rocecc_dev_init(void);
+void rocecc_dev_exit(void);
+
+/* Parameter sets: @rdev NULL means the default set. */
+const struct rocecc_params *rocecc_params_locked(struct rocecc_dev *rdev);
+void rocecc_params_read(struct rocecc_dev *rdev, struct rocecc_params *out);
+int rocecc_params_commit(struct rocecc_dev *rdev,
+			 const struct rocecc_params *newp);
+int rocecc_params_profile(const struct rocecc_params *p);
+const char *rocecc_profile_name(unsigned int profile);
+int rocecc_params_init(void);
+void rocecc_params_exit(void);
+
+/* --- sysctl.c ------------------------------------------------------------- */
+
+int rocecc_sysctl_register(struct rocecc_dev *rdev, const char *name,
+			   struct ctl_table_header **hdr,
+			   struct ctl_table **tbl);
+void rocecc_sysctl_unregister(struct ctl_table_header *hdr,
+			      struct ctl_table *tbl);
+int rocecc_sysctl_init(void);
+void rocecc_sysctl_exit(void);
+
+/* --- genl.c --------------------------------------------------------------- */
+
+void rocecc_genl_notify_dev(u8 cmd, const struct rocecc_dev *rdev);
+void rocecc_genl_notify_params(const struct rocecc_dev *rdev,
+			       const struct rocecc_params *oldp,
+			       const struct rocecc_params *newp);
+int rocecc_genl_init(void);
+void rocecc_genl_exit(void);
+
+#endif /* _ROCECC_KMOD_H */
