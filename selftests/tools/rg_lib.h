@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * rocegen's pure logic, free of verbs and I/O so that it is unit-tested on
+ * the host (selftests/tools/test_rg_*.c): option value parsing, the
+ * log-linear latency histogram and the token bucket that paces posts.
+ */
+#ifndef _ROCEGEN_LIB_H
+#define _ROCEGEN_LIB_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* ---------------------------------------------------------------- parsing */
+
+/*
+ * A byte count: decimal digits with an optional binary suffix K, M or G
+ * (case-insensitive, x1024 each), optionally followed by "B" or "iB":
+ * "16384", "16K", "16KiB", "1m". Returns 0 on success, -1 if @s is not a
+ * size or does not fit in 64 bits.
+ */
+int rg_parse_size(const char *s, uint64_t *out);
+
+/*
+ * A rate in Mbit/s: a decimal number with up to 9 fractional digits
+ * ("20", "0.5", "2.5") and an optional unit suffix that overrides the
+ * default Mbit/s: k/K (kbit/s), m/M (Mbit/s), g/G (Gbit/s), optionally
+ * followed by "bit" ("500kbit", "1.5G"). Units are decimal (1k = 1000 bit/s).
+ * Stores bit/s, exactly where representable (fractions of a bit/s are
+ * truncated). Returns 0 on success, -1 if @s is not a rate or overflows.
+ */
+int rg_parse_rate(const char *s, uint64_t *bps);
+
+/*
+ * A duration, in seconds by default: "10", "0.5", "1.5s", "250ms", "100us"
+ * (up to 9 fractional digits). Stores nanoseconds. 0 on success, -1 if @s
+ * is not a duration or overflows.
+ */
+int rg_parse_seconds(const char *s, uint64_t *ns);
+
+/*
+ * An unsigned decimal integer in [min, max]. Returns 0 on success, -1 if @s
+ * is not a number, -2 if it is out of range.
+ */
+int rg_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+
+/* -------------------------------------------------------------- histogram */
+
+/*
+ * Log-linear histogram of u64 values (nanoseconds here), HdrHistogram style:
+ * values below 2 * RG_HIST_SUB have a bucket each (exact); above, every
+ * power of two [2^e, 2^(e+1)) is cut into RG_HIST_SUB linear buckets of
+ * width 2^(e - RG_HIST_SUB_BITS). A percentile is reported as the midpoint
+ * of the bucket that holds its rank, clamped to the observed [min, max], so
+ * its relative error is below 1 / (2 * RG_HIST_SUB) = 1/128 (0.78 %).
+ * Percentiles use the nearest-rank definition: the value of rank
+ * ceil(q * n) (1-based) in the sorted sample.
+ */
+#define RG_HIST_SUB_BITS	6
+#define RG_HIST_SUB		(1u << RG_HIST_SUB_BITS)
+#define RG_HIST_BUCKETS		((64 - RG_HIST_SUB_BITS + 1) * RG_HIST_SUB)
+
+struct rg_hist {
+	uint64_t count;
+	uint64_t min;
+	uint64_t max;
+	unsigned __int128 sum;
+	uint64_t bucket[RG_HIST_BUCKETS];
+};
+
+void rg_hist_init(struct rg_hist *h);
+unsigned int rg_hist_index(uint64_t v);
+/* Smallest and largest value that fall into bucket @i. */
+uint64_t rg_hist_bucket_lo(unsigned int i);
+uint64_t rg_hist_bucket_hi(unsigned int i);
+void rg_hist_add(struct rg_hist *h, uint64_t v);
+void rg_hist_merge(struct rg_hist *dst, const struct rg_hist *src);
+/* Nearest-rank percentile, @ppm in parts per million (p99.9 = 999000). */
+uint64_t rg_hist_percentile(const struct rg_hist *h, uint32_t ppm);
+/* The 1-based rank that percentile @ppm selects among @n values. */
+uint64_t rg_rank(uint64_t n, uint32_t ppm);
+double rg_hist_mean(const struct rg_hist *h);
+
+/* ----------------------------------------------------------- token bucket */
+
+/*
+ * Token bucket in exact integer arithmetic: tokens are kept in bit-seconds
+ * scaled by 1e9 (bit * ns / s), so that elapsed nanoseconds times the rate
+ * in bit/s adds without rounding. A message of B bytes may be posted when
+ * the bucket holds B * 8 bits; the bucket never holds more than burst bits
+ * (but at least one message's worth is always attainable, see
+ * rg_tbf_take()).
+ */
+struct rg_tbf {
+	uint64_t rate_bps;		/* 0: unlimited */
+	unsigned __int128 tokens;	/* bits * 1e9 */
+	unsigned __int128 cap;		/* bits * 1e9 */
+	unsigned __int128 lost;		/* bits * 1e9 spilled over the cap */
+	uint64_t last_ns;
+};
+
+void rg_tbf_init(struct rg_tbf *tb, uint64_t rate_bps, uint64_t burst_bytes,
+		 uint64_t initial_bytes, uint64_t now_ns);
+/* Take @bytes if the bucket holds them at @now_ns; true if taken. */
+bool rg_tbf_take(struct rg_tbf *tb, uint64_t now_ns, uint64_t bytes);
+/* Nanoseconds from @now_ns until @bytes are available (0: now). */
+uint64_t rg_tbf_wait_ns(struct rg_tbf *tb, uint64_t now_ns, uint64_t bytes);
+/*
+ * Bytes of offered load lost so far because the bucket was full when more
+ * tokens arrived (the poster woke too late or was blocked by --depth).
+ */
+uint64_t rg_tbf_lost_bytes(const struct rg_tbf *tb);
+
+#endif /* _ROCEGEN_LIB_H */
