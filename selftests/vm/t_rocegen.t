@@ -128,4 +128,29 @@ tap_cmp $? -eq 1 "no server: exit 1"
 grep -q "cannot connect to $srv_ip port $port" <<<"$out"
 tap_ok $? "no server: the message names address and port" || tap_diag "$out"
 
+# The generator's numbers agree with the switch's byte counters. An RDMA
+# WRITE of S bytes at path MTU M crosses the wire as ceil(S/M) packets, each
+# with Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 = 58 bytes of headers,
+# plus a 16-byte RETH on the first; ip -s counts bytes from the Ethernet
+# header on. Retransmissions would add bytes, so the rxe retry counter must
+# stay 0 for the comparison to be exact.
+size=16384 mtu=1024 count=200
+topo_counters >"$work/bytes.before"
+rgrun bytes --op write --size $size --mtu $mtu --count $count --timeout 18
+topo_counters >"$work/bytes.after"
+tap_cmp "$st" -eq 0 "write of $count x $size B at MTU $mtu: exit 0"
+msgs=$(jget "$work/bytes.json" 'd["total"]["messages"]')
+gbytes=$(jget "$work/bytes.json" 'd["total"]["bytes"]')
+tap_cmp "$msgs" -eq $count "generator counted $count messages"
+tap_cmp "$gbytes" -eq $((count * size)) "generator counted $((count * size)) payload bytes"
+pkts=$(( (size + mtu - 1) / mtu ))
+want=$(( msgs * (size + pkts * 58 + 16) ))
+got=$(topo_delta "$work/bytes.before" "$work/bytes.after" swp1.rx_bytes)
+retries=$(topo_delta "$work/bytes.before" "$work/bytes.after" rxe1.completer_retry_err)
+tap_diag "switch port from host 1: $got B; generator: $gbytes B payload, $want B on the wire by the formula; rxe1 retries $retries"
+tap_cmp "$retries" -eq 0 "no retransmissions during the byte comparison"
+tap_cmp "$got" -eq "$want" "switch byte counter equals the generator's messages on the wire"
+tap_cmp "$(topo_delta "$work/bytes.before" "$work/bytes.after" swp1.rx_packets)" -eq $((msgs * pkts)) \
+	"switch packet counter equals $msgs messages x $pkts packets"
+
 tap_done
