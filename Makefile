@@ -3,6 +3,7 @@
 # rocecc top-level build.
 #
 #   make               build everything: module, userspace, BPF, tests
+#   make demo          the main job: the incast demo in the VM testbed
 #   make check         run every test suite (unit, BPF, VM); non-zero on failure
 #   make check-unit    host-side unit suites only (seconds, no VM, no root)
 #   make check-vm      the VM suite only (QEMU + soft-RoCE)
@@ -75,6 +76,9 @@ check-style: deps checkpatch
 	$(MAKE) -C $(KDIR) M=$(TOP) W=1 KCFLAGS=-Werror C=2 \
 		CHECK="sparse -Wsparse-error" modules
 
+demo:
+	$(TOP)/scripts/demo
+
 fuzz: deps
 	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
@@ -100,4 +104,4 @@ clean: module-clean
 	rm -rf $(BUILD)
 
 .PHONY: all deps module module-clean check check-unit check-vm checkpatch \
-	check-style fuzz dkms-install dkms-remove clean
+	check-style demo fuzz dkms-install dkms-remove clean
