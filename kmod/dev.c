@@ -297,6 +297,11 @@ int rocecc_dev_attach(u32 ifindex, const char *name,
 	ps->p = *rocecc_params_locked(NULL);
 	RCU_INIT_POINTER(rdev->params, ps);
 
+	/* The datapath's checks (fq qdisc) and its per-device state. */
+	err = rocecc_dp_dev_attach(rdev, netdev, extack);
+	if (err)
+		goto out_free;
+
 	/*
 	 * Reserve the table slot first, so that nothing can fail once the
 	 * sysctl directory exists: undoing it would mean unregistering it
@@ -346,6 +351,7 @@ static void rocecc_dev_unlink(struct rocecc_dev *rdev,
 
 	xa_erase(&rocecc_devs, rdev->ifindex);
 	rdev->dead = true;
+	rocecc_dp_dev_detach(rdev);
 	rocecc_devs_gen++;
 	if (why == ROCECC_DETACH_REQUEST)
 		rocecc_genl_notify_dev(ROCECC_CMD_DEV_DETACHED, rdev);

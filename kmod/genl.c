@@ -442,6 +442,15 @@ static int rocecc_nl_param_get_dumpit(struct sk_buff *skb,
 	return err && !skb->len ? err : skb->len;
 }
 
+static int rocecc_nl_flow_get_dumpit(struct sk_buff *skb,
+				     struct netlink_callback *cb)
+{
+	if (!rocecc_nl_dump_net_ok(cb))
+		return -EOPNOTSUPP;
+	return rocecc_flow_dump(skb, cb, &rocecc_genl_family,
+				ROCECC_CMD_FLOW_GET);
+}
+
 static int rocecc_nl_param_set(struct sk_buff *skb, struct genl_info *info)
 {
 	struct rocecc_params p;
@@ -541,6 +550,12 @@ static const struct genl_ops rocecc_genl_ops[] = {
 		.cmd		= ROCECC_CMD_PARAM_GET,
 		.doit		= rocecc_nl_param_get_doit,
 		.dumpit		= rocecc_nl_param_get_dumpit,
+		.policy		= rocecc_dev_policy,
+		.maxattr	= ARRAY_SIZE(rocecc_dev_policy) - 1,
+	},
+	{
+		.cmd		= ROCECC_CMD_FLOW_GET,
+		.dumpit		= rocecc_nl_flow_get_dumpit,
 		.policy		= rocecc_dev_policy,
 		.maxattr	= ARRAY_SIZE(rocecc_dev_policy) - 1,
 	},

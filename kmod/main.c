@@ -3,11 +3,12 @@
  * rocecc: host-side DCQCN congestion control for RoCEv2 (soft-RoCE).
  *
  * Module entry points. Load order: the default parameter set, its sysctl
- * directory, the netdevice notifier, and last the generic netlink family,
+ * directory, the netdevice notifier, the datapath (flow table, QP cache,
+ * netfilter hooks, ib_client: dp.c), and last the generic netlink family,
  * so that nothing can attach a device before everything it needs exists.
  * Unload runs in reverse: the family goes first (no new attach, no more
- * requests in flight), then every device is detached, then the default
- * set's sysctl directory and the set itself.
+ * requests in flight), then every device is detached, then the datapath
+ * stops, then the default set's sysctl directory and the set itself.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,12 +31,17 @@ static int __init rocecc_init(void)
 	err = rocecc_dev_init();
 	if (err)
 		goto err_sysctl;
-	err = rocecc_genl_init();
+	err = rocecc_dp_init();
 	if (err)
 		goto err_dev;
+	err = rocecc_genl_init();
+	if (err)
+		goto err_dp;
 	pr_info("version %s loaded\n", ROCECC_VERSION);
 	return 0;
 
+err_dp:
+	rocecc_dp_exit();
 err_dev:
 	rocecc_dev_exit();
 err_sysctl:
@@ -49,6 +55,8 @@ static void __exit rocecc_exit(void)
 {
 	rocecc_genl_exit();
 	rocecc_dev_exit();
+	/* After every device is detached: hooks, flows, QP cache. */
+	rocecc_dp_exit();
 	rocecc_sysctl_exit();
 	/* kfree_rcu() of replaced parameter blocks: nothing of ours runs. */
 	rocecc_params_exit();

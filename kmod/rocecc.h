@@ -37,6 +37,8 @@
 #include <linux/xarray.h>
 #include <rocecc/params.h>
 
+#include "dp.h"
+
 struct netlink_ext_ack;
 struct ctl_table;
 struct ctl_table_header;
@@ -99,6 +101,7 @@ struct rocecc_dev {
 	int				ifindex;	/* key, constant */
 	struct rocecc_pset __rcu	*params;
 	struct rocecc_pcpu_ctrs __percpu *ctrs;
+	struct rocecc_dp_dev		dp;		/* datapath state, dp.h */
 
 	/* Control plane only, under rocecc_lock. */
 	struct net_device		*netdev;	/* held; NULL once detached */

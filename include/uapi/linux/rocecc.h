@@ -143,9 +143,9 @@ enum rocecc_cmd {
 	 */
 	ROCECC_CMD_PARAM_CHANGED,
 	/*
-	 * Reserved for the datapath (not implemented yet: EOPNOTSUPP).
-	 * dump: request device or none (all devices). One message per flow:
-	 * DEV_IFINDEX, FLOW (nest of enum rocecc_flow_attr).
+	 * dump only: request device or none (all devices). One message per
+	 * flow: DEV_IFINDEX, FLOW (nest of enum rocecc_flow_attr). Flows come
+	 * and go while a dump runs; each one is a consistent snapshot.
 	 */
 	ROCECC_CMD_FLOW_GET,
 
@@ -240,10 +240,40 @@ enum rocecc_flow_attr {
 	ROCECC_FLOW_A_LAST_INCREASE,
 	/*
 	 * u32 us: pacing budget, the longest pacing may hold a packet of this
-	 * flow before rxe's retransmission timer (the QP's timeout) could
-	 * expire; 0 = unknown, no budget enforced.
+	 * flow: a share (module parameter pacing_budget_pct) of the time
+	 * rxe's retransmission timer waits for the local QP (its timeout), or
+	 * a default while that is not known (BUDGET_KNOWN 0).
 	 */
 	ROCECC_FLOW_A_PACING_BUDGET,
+	/* u64: data packets sent (requests and READ responses) */
+	ROCECC_FLOW_A_PACKETS,
+	/* u64: packets given a departure time in the future */
+	ROCECC_FLOW_A_PACING_DELAYED,
+	/* u64: packets whose delay the budget cut short (rate not kept) */
+	ROCECC_FLOW_A_PACING_CAPPED,
+	/* u64 ns: the flow's pacing backlog now (next departure - now) */
+	ROCECC_FLOW_A_PACING_BACKLOG,
+	/* u32: the local QP's ACK timeout exponent (4.096 us * 2^n, 0 = none) */
+	ROCECC_FLOW_A_QP_TIMEOUT,
+	/* u8: 1 once the flow has had a CNP (DCQCN rate limited) */
+	ROCECC_FLOW_A_LIMITED,
+	/* u64: CE-marked packets not answered at once (CNP window) */
+	ROCECC_FLOW_A_CNP_SUPPRESSED,
+	/* 16 bytes: local address the flow's CNPs come from (IPv4-mapped) */
+	ROCECC_FLOW_A_LADDR,
+	/* u64 ns: last packet of the flow, either direction (CLOCK_MONOTONIC) */
+	ROCECC_FLOW_A_LAST_ACTIVE,
+	/* u64: rate increase events from the timer / the byte counter */
+	ROCECC_FLOW_A_INC_TIMER,
+	ROCECC_FLOW_A_INC_BYTE,
+	/* u64: handled CNPs that lowered Rc */
+	ROCECC_FLOW_A_CUTS,
+	/* u64: CNPs due that could not be sent (no route, no memory) */
+	ROCECC_FLOW_A_CNP_TX_ERRORS,
+	/* u64: data packets counted but never delayed (READ responses) */
+	ROCECC_FLOW_A_UNPACED_PACKETS,
+	/* u8: 1 if PACING_BUDGET comes from the QP's timeout */
+	ROCECC_FLOW_A_BUDGET_KNOWN,
 
 	__ROCECC_FLOW_A_MAX,
 	ROCECC_FLOW_A_MAX = __ROCECC_FLOW_A_MAX - 1

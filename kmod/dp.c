@@ -1,0 +1,235 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocecc: the datapath's module parameters, its start and stop, what it
+ * does when a device is attached or detached, and its maintenance work.
+ *
+ * The flow table's knobs are module parameters, not DCQCN parameters: they
+ * size a host-wide table (not one per device), have no mlx5 counterpart,
+ * and belong in neither profile. Those marked 0644 can be changed at run
+ * time under /sys/module/rocecc/parameters/.
+ *
+ * Start: flow table, QP cache, netfilter hooks, ib_client, maintenance.
+ * Stop (module unload, after every device was detached): maintenance off,
+ * hooks off (nf_unregister_net_hooks() waits for running hooks), ib_client
+ * off, resolver drained, every flow and QP entry removed, NP timers
+ * cancelled, rcu_barrier() for the frees, then the allocation counters
+ * must balance (printed; an imbalance is logged as an error).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ethtool.h>
+#include <linux/moduleparam.h>
+#include <linux/netdevice.h>
+#include <linux/rtnetlink.h>
+#include <linux/workqueue.h>
+#include <net/netlink.h>
+
+#include "rocecc.h"
+#include "dp.h"
+
+unsigned int rocecc_flow_max = 16384;
+module_param_named(flow_max, rocecc_flow_max, uint, 0644);
+MODULE_PARM_DESC(flow_max,
+		 "most flows tracked, all devices together (default 16384); a new flow beyond is counted in flow_table_full and left alone");
+
+unsigned int rocecc_flow_idle_ms = 10000;
+module_param_named(flow_idle_ms, rocecc_flow_idle_ms, uint, 0644);
+MODULE_PARM_DESC(flow_idle_ms,
+		 "a flow (and a QP cache entry) without packets for this long is removed (default 10000)");
+
+unsigned int rocecc_qp_max = 16384;
+module_param_named(qp_max, rocecc_qp_max, uint, 0644);
+MODULE_PARM_DESC(qp_max, "most local QPs in the resolver cache (default 16384)");
+
+unsigned int rocecc_qp_revalidate_ms = 1000;
+module_param_named(qp_revalidate_ms, rocecc_qp_revalidate_ms, uint, 0644);
+MODULE_PARM_DESC(qp_revalidate_ms,
+		 "resolved QPs are asked again after this long, which drops destroyed ones (default 1000)");
+
+unsigned int rocecc_pacing_budget_pct = 50;
+module_param_named(pacing_budget_pct, rocecc_pacing_budget_pct, uint, 0644);
+MODULE_PARM_DESC(pacing_budget_pct,
+		 "pacing never holds a packet longer than this share of its QP's ACK timeout, in percent (default 50)");
+
+unsigned int rocecc_pacing_default_budget_us = 8000;
+module_param_named(pacing_default_budget_us, rocecc_pacing_default_budget_us,
+		   uint, 0644);
+MODULE_PARM_DESC(pacing_default_budget_us,
+		 "the pacing budget of a flow whose QP timeout is not known yet, in us (default 8000)");
+
+unsigned int rocecc_pacing_max_delay_us = 1000000;
+module_param_named(pacing_max_delay_us, rocecc_pacing_max_delay_us, uint,
+		   0644);
+MODULE_PARM_DESC(pacing_max_delay_us,
+		 "pacing never holds a packet longer than this, in us, whatever the QP timeout (default 1000000; fq's horizon must be larger or capped)");
+
+struct rocecc_dp_objs rocecc_dp_objs;
+
+/* Read-only view of the allocation counters, for tests and debugging. */
+static int rocecc_dp_objs_get(char *buf, const struct kernel_param *kp)
+{
+	return sysfs_emit(buf,
+			  "flows=%u flows_alloc=%lld flows_free=%lld qps_alloc=%lld qps_free=%lld cnp_tx=%lld cnp_tx_err=%lld cnp_resolver=%lld\n",
+			  rocecc_flow_count(),
+			  atomic64_read(&rocecc_dp_objs.flows_alloc),
+			  atomic64_read(&rocecc_dp_objs.flows_free),
+			  atomic64_read(&rocecc_dp_objs.qps_alloc),
+			  atomic64_read(&rocecc_dp_objs.qps_free),
+			  atomic64_read(&rocecc_dp_objs.cnp_tx),
+			  atomic64_read(&rocecc_dp_objs.cnp_tx_err),
+			  atomic64_read(&rocecc_dp_objs.cnp_resolver));
+}
+
+static const struct kernel_param_ops rocecc_dp_objs_ops = {
+	.get = rocecc_dp_objs_get,
+};
+
+module_param_cb(objects, &rocecc_dp_objs_ops, NULL, 0444);
+MODULE_PARM_DESC(objects, "datapath objects allocated and freed (read only)");
+
+static bool rocecc_dp_up;	/* between rocecc_dp_init() and _exit() */
+
+/* --- maintenance ------------------------------------------------------------ */
+
+#define ROCECC_DP_GC_MS		1000
+
+static void rocecc_dp_gc_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(rocecc_dp_gc_work, rocecc_dp_gc_fn);
+
+/* Follow the root qdisc: stop stamping departure times where fq is gone. */
+static void rocecc_dp_pace_recheck(void)
+{
+	struct rocecc_dev *rdev;
+	struct net_device *nd;
+	unsigned long idx;
+	bool ok;
+
+	/* RTNL keeps devices attached and registered; skip a busy round. */
+	if (!rtnl_trylock())
+		return;
+	xa_for_each(&rocecc_devs, idx, rdev) {
+		nd = __dev_get_by_index(&init_net, rdev->ifindex);
+		if (!nd)
+			continue;
+		ok = !rocecc_pace_check(nd, false, NULL);
+		if (ok == READ_ONCE(rdev->dp.pace_ok))
+			continue;
+		WRITE_ONCE(rdev->dp.pace_ok, ok);
+		if (ok)
+			pr_notice("%s: root qdisc is fq again: pacing resumes\n",
+				  nd->name);
+		else
+			pr_warn("%s: root qdisc is no longer fq: pacing stops until 'tc qdisc replace dev %s root fq'\n",
+				nd->name, nd->name);
+	}
+	rtnl_unlock();
+}
+
+static void rocecc_dp_gc_fn(struct work_struct *work)
+{
+	rocecc_flow_gc();
+	rocecc_qp_gc();
+	rocecc_dp_pace_recheck();
+	queue_delayed_work(system_wq, &rocecc_dp_gc_work,
+			   msecs_to_jiffies(ROCECC_DP_GC_MS));
+}
+
+/* --- attach / detach ---------------------------------------------------------- */
+
+/*
+ * Called by attach before the device is published, under RTNL: refuse a
+ * device whose root qdisc cannot pace (the extack says what to run), note
+ * its link speed and its rxe device.
+ */
+int rocecc_dp_dev_attach(struct rocecc_dev *rdev, struct net_device *netdev,
+			 struct netlink_ext_ack *extack)
+{
+	struct ethtool_link_ksettings ks;
+	int err;
+
+	ASSERT_RTNL();
+	err = rocecc_pace_check(netdev, true, extack);
+	if (err)
+		return err;
+	rdev->dp.pace_ok = true;
+	rdev->dp.line_rate_kbps = 0;
+	if (!__ethtool_get_link_ksettings(netdev, &ks) &&
+	    ks.base.speed != SPEED_UNKNOWN && ks.base.speed > 0)
+		rdev->dp.line_rate_kbps =
+			min_t(u64, (u64)ks.base.speed * 1000, U32_MAX);
+	rdev->dp.ibdev = rocecc_qp_find_ibdev(netdev);
+	return 0;
+}
+
+/*
+ * Called by detach after the device was unpublished (process context):
+ * remove its flows and QP entries. A hook that still saw the device may
+ * add one more; the maintenance work removes it (its owner is gone).
+ */
+void rocecc_dp_dev_detach(struct rocecc_dev *rdev)
+{
+	if (!rocecc_dp_up)
+		return;
+	rocecc_flow_flush(rdev, false);
+	rocecc_qp_flush(rdev, false);
+}
+
+/* --- start / stop ------------------------------------------------------------- */
+
+int rocecc_dp_init(void)
+{
+	int err;
+
+	err = rocecc_flow_init();
+	if (err)
+		return err;
+	err = rocecc_qp_init();
+	if (err)
+		goto err_flow;
+	err = rocecc_hooks_init();
+	if (err)
+		goto err_qp;
+	err = rocecc_qp_ib_register();
+	if (err)
+		goto err_hooks;
+	rocecc_dp_up = true;
+	queue_delayed_work(system_wq, &rocecc_dp_gc_work,
+			   msecs_to_jiffies(ROCECC_DP_GC_MS));
+	return 0;
+
+err_hooks:
+	rocecc_hooks_exit();
+err_qp:
+	rocecc_qp_exit();
+	rcu_barrier();
+err_flow:
+	rocecc_flow_exit();
+	return err;
+}
+
+void rocecc_dp_exit(void)
+{
+	s64 fa, ff, qa, qf;
+
+	cancel_delayed_work_sync(&rocecc_dp_gc_work);
+	rocecc_hooks_exit();
+	rocecc_qp_ib_unregister();
+	rocecc_qp_exit();
+	rocecc_flow_flush(NULL, true);
+	rocecc_dp_up = false;
+	/* Every call_rcu() of flows and QP entries has run after this. */
+	rcu_barrier();
+
+	fa = atomic64_read(&rocecc_dp_objs.flows_alloc);
+	ff = atomic64_read(&rocecc_dp_objs.flows_free);
+	qa = atomic64_read(&rocecc_dp_objs.qps_alloc);
+	qf = atomic64_read(&rocecc_dp_objs.qps_free);
+	if (fa != ff || qa != qf)
+		pr_err("datapath leak: flows %lld allocated, %lld freed; QP entries %lld allocated, %lld freed\n",
+		       fa, ff, qa, qf);
+	else
+		pr_info("datapath stopped: %lld flows and %lld QP entries allocated and freed, %lld CNPs sent (%lld not sent)\n",
+			fa, qa, atomic64_read(&rocecc_dp_objs.cnp_tx),
+			atomic64_read(&rocecc_dp_objs.cnp_tx_err));
+	rocecc_flow_exit();
+}

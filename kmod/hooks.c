@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocecc: the netfilter hooks, IPv4 and IPv6, in init_net (where rdma_rxe
+ * lives in 6.1).
+ *
+ *  POST_ROUTING (egress, last before the qdisc): RoCEv2 packets that rxe
+ *    sends on an attached device. Every RoCE packet but a CNP that leaves
+ *    Not-ECT is marked ECT(0) (the IPv4 checksum is fixed incrementally;
+ *    the ICRC masks TOS/traffic class, so it stays valid), so that an ECN
+ *    queue marks rather than drops it, ACKs included. Data packets go to
+ *    their flow, keyed by (destination address, BTH destination QPN =
+ *    remote QPN, device): RC and UC requests (SEND, WRITE, READ request,
+ *    atomics) are counted and paced; RC READ responses are counted but
+ *    not delayed (see rp.c); ACKs, UD and CNPs have no flow.
+ *
+ *  LOCAL_IN (ingress, after the filter table, before UDP hands the packet
+ *    to rxe): RoCEv2 packets for local addresses that arrive on an
+ *    attached device.
+ *    - A CNP (BTH opcode 0x81) with a valid ICRC, for local QP l: the RP
+ *      of the flow l sends on, found through the QP cache (l -> remote
+ *      QPN, remote address). The CNP is consumed (NF_STOLEN, freed as
+ *      consumed, not dropped): rxe would drop opcode 0x81 anyway, silently
+ *      and after linearizing it. A CNP whose QP is not (yet) resolved is
+ *      counted (resolver_miss, rp_cnp_ignored), queued for resolution,
+ *      and consumed as well.
+ *    - A CE-marked RC/UC packet for local QP l: the NP of l's flow. If l
+ *      is not resolved yet the mark is remembered in the QP entry and the
+ *      resolver sends its CNP. Every CE-marked RoCE packet counts in
+ *      np_ecn_marked_roce_packets.
+ *
+ * Malformed or truncated RoCE packets (the shared parser says so, or a
+ * CNP with a bad ICRC) are counted (malformed) and passed untouched.
+ * Anything else costs one early return: not UDP, or UDP not to port 4791
+ * (one header read), before the device lookup and the parse.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/dsfield.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+#include <rdma/ib_verbs.h>
+#include <rocecc/icrc.h>
+#include <rocecc/roce.h>
+
+#include "rocecc.h"
+#include "dp.h"
+
+/*
+ * Header bytes copied for the parser: its maximum (IPv4 with options up
+ * to the AETH) and a whole CNP, whose ICRC is checked.
+ */
+#define ROCECC_HOOK_BUF		128
+
+/* Where a RoCE data packet belongs. */
+enum rocecc_cls {
+	ROCECC_CLS_NONE,	/* no flow: ACK, UD, CNP, unknown */
+	ROCECC_CLS_PACED,	/* RC/UC request: counted and paced */
+	ROCECC_CLS_UNPACED,	/* RC READ response: counted only */
+};
+
+static enum rocecc_cls rocecc_classify(u8 op)
+{
+	switch (ROCECC_OP_TRANSPORT(op)) {
+	case ROCECC_TRANSPORT_RC:
+		if (op <= ROCECC_OP_RC_READ_REQUEST ||
+		    op == ROCECC_OP_RC_CMP_SWAP ||
+		    op == ROCECC_OP_RC_FETCH_ADD ||
+		    op == ROCECC_OP_RC_SEND_LAST_INV ||
+		    op == ROCECC_OP_RC_SEND_ONLY_INV)
+			return ROCECC_CLS_PACED;
+		if (op >= ROCECC_OP_RC_READ_RESP_FIRST &&
+		    op <= ROCECC_OP_RC_READ_RESP_ONLY)
+			return ROCECC_CLS_UNPACED;
+		return ROCECC_CLS_NONE;
+	case ROCECC_TRANSPORT_UC:
+		if (op <= ROCECC_OP_UC_WRITE_ONLY_IMM)
+			return ROCECC_CLS_PACED;
+		return ROCECC_CLS_NONE;
+	default:
+		return ROCECC_CLS_NONE;
+	}
+}
+
+/*
+ * The early return: UDP to port 4791, not a fragment. The IP header is in
+ * the linear area at both hooks (built by rxe, or pulled by ip_rcv).
+ */
+static bool rocecc_maybe_roce(const struct sk_buff *skb, u8 pf)
+{
+	int off = skb_network_offset(skb);
+	__be16 _port;
+	const __be16 *port;
+
+	if (pf == NFPROTO_IPV4) {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		if (iph->protocol != IPPROTO_UDP || ip_is_fragment(iph))
+			return false;
+		off += iph->ihl * 4;
+	} else {
+		if (ipv6_hdr(skb)->nexthdr != IPPROTO_UDP)
+			return false;
+		off += sizeof(struct ipv6hdr);
+	}
+	port = skb_header_pointer(skb, off + offsetof(struct udphdr, dest),
+				  sizeof(_port), &_port);
+	return port && *port == htons(ROCECC_UDP_PORT);
+}
+
+/*
+ * Parse the headers (and a CNP whole) with the shared parser. *@data
+ * points at up to ROCECC_HOOK_BUF bytes from the IP header, *@n of them,
+ * *@plen is the IP packet's length.
+ */
+static int rocecc_parse_skb(const struct sk_buff *skb, u8 *buf,
+			    const u8 **data, u32 *n, u32 *plen,
+			    struct rocecc_pkt *pkt)
+{
+	int off = skb_network_offset(skb);
+
+	*plen = skb->len - off;
+	*n = min_t(u32, *plen, ROCECC_HOOK_BUF);
+	*data = skb_header_pointer(skb, off, *n, buf);
+	if (!*data)
+		return ROCECC_TRUNCATED;
+	return rocecc_parse_ip(*data, *n, *plen, pkt);
+}
+
+/* Not-ECT -> ECT(0), DSCP kept. Returns true if the packet changed. */
+static bool rocecc_set_ect0(struct sk_buff *skb, u8 pf)
+{
+	int off = skb_network_offset(skb);
+
+	if (pf == NFPROTO_IPV4) {
+		if (skb_ensure_writable(skb, off + sizeof(struct iphdr)))
+			return false;
+		ipv4_change_dsfield(ip_hdr(skb), (u8)~INET_ECN_MASK,
+				    INET_ECN_ECT_0);
+	} else {
+		if (skb_ensure_writable(skb, off + sizeof(struct ipv6hdr)))
+			return false;
+		ipv6_change_dsfield(ipv6_hdr(skb), (u8)~INET_ECN_MASK,
+				    INET_ECN_ECT_0);
+	}
+	return true;
+}
+
+/*
+ * The local QPN of a packet rxe transmits, or 0. rxe sends every packet of
+ * a QP through the QP's own kernel UDP socket (skb->sk), whose
+ * sk_user_data is the struct rxe_qp, and struct rxe_qp starts with its
+ * struct ib_qp (6.1, drivers/infiniband/sw/rxe/rxe_verbs.h). The first
+ * field of struct ib_qp is the ib_device; only if it is the rxe device of
+ * this netdev (a cookie the resolver and the ib_client keep) is the rest
+ * read. The skb holds a QP reference (rxe_send), so the QP is alive. The
+ * resolver confirms the QPN through ib_core before its timeout is used.
+ */
+static u32 rocecc_rxe_lqpn(const struct sk_buff *skb,
+			   const struct rocecc_dev *rdev)
+{
+	const struct ib_device *ibdev = READ_ONCE(rdev->dp.ibdev);
+	struct sock *sk = skb->sk;
+	const struct ib_qp *qp;
+
+	if (!ibdev || !sk || !sk_fullsock(sk) ||
+	    sk->sk_protocol != IPPROTO_UDP)
+		return 0;
+	qp = rcu_dereference_sk_user_data(sk);
+	if (!qp || READ_ONCE(qp->device) != ibdev)
+		return 0;
+	return qp->qp_num & ROCECC_BTH_QPN_MASK;
+}
+
+static void rocecc_flow_touch(struct rocecc_flow *f)
+{
+	unsigned long now = jiffies;
+
+	if (READ_ONCE(f->last_used) != now)
+		WRITE_ONCE(f->last_used, now);
+}
+
+static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
+				    const struct nf_hook_state *state)
+{
+	u8 buf[ROCECC_HOOK_BUF];
+	const struct rocecc_params *p;
+	struct rocecc_flow_key key;
+	struct rocecc_dev *rdev;
+	struct rocecc_flow *f;
+	struct rocecc_pkt pkt;
+	struct rocecc_tx tx;
+	enum rocecc_cls cls;
+	const u8 *data;
+	u32 n, plen;
+	u64 depart;
+	int res;
+
+	if (!rocecc_maybe_roce(skb, state->pf))
+		return NF_ACCEPT;
+	if (!state->out || !net_eq(state->net, &init_net))
+		return NF_ACCEPT;
+	rdev = rocecc_dev_lookup_rcu(state->out->ifindex);
+	if (!rdev)
+		return NF_ACCEPT;
+
+	res = rocecc_parse_skb(skb, buf, &data, &n, &plen, &pkt);
+	if (res != ROCECC_ROCE) {
+		if (res != ROCECC_NOT_ROCE)
+			rocecc_ctr_inc(rdev, ROCECC_CTR_MALFORMED);
+		return NF_ACCEPT;
+	}
+	if (pkt.bth.opcode == ROCECC_OP_CNP)
+		return NF_ACCEPT;	/* ours, or someone's: untouched */
+
+	if (pkt.ecn == ROCECC_ECN_NOT_ECT && rocecc_set_ect0(skb, state->pf))
+		rocecc_ctr_inc(rdev, ROCECC_CTR_ECT_MARKED);
+
+	cls = rocecc_classify(pkt.bth.opcode);
+	if (cls == ROCECC_CLS_NONE)
+		return NF_ACCEPT;
+
+	p = rocecc_dev_params_rcu(rdev);
+	memset(&key, 0, sizeof(key));
+	memcpy(key.raddr, pkt.daddr, 16);
+	key.rqpn = pkt.bth.dest_qp;
+	key.ifindex = rdev->ifindex;
+	f = rocecc_flow_get(rdev, &key, p);
+	if (!f)
+		return NF_ACCEPT;
+	rocecc_flow_touch(f);
+
+	tx.len = plen;
+	tx.pace = cls == ROCECC_CLS_PACED;
+	tx.ack_req = pkt.bth.ack_req;
+	tx.lqpn = rocecc_rxe_lqpn(skb, rdev);
+	depart = rocecc_rp_tx(rdev, p, f, &tx, rocecc_now());
+	if (depart)
+		skb_set_delivery_time(skb, ns_to_ktime(depart), true);
+	return NF_ACCEPT;
+}
+
+/* A CNP for local QP @lqpn arrived on @rdev. */
+static void rocecc_in_cnp(struct rocecc_dev *rdev, u32 lqpn)
+{
+	const struct rocecc_params *p = rocecc_dev_params_rcu(rdev);
+	struct rocecc_flow_key key;
+	struct rocecc_flow *f;
+	struct rocecc_qp *e;
+
+	e = rocecc_qp_lookup(rdev, lqpn, true);
+	if (!e || !rocecc_qp_resolved(e)) {
+		rocecc_ctr_inc(rdev, ROCECC_CTR_RESOLVER_MISS);
+		rocecc_ctr_inc(rdev, ROCECC_CTR_RP_CNP_IGNORED);
+		return;
+	}
+	memset(&key, 0, sizeof(key));
+	memcpy(key.raddr, e->raddr, 16);
+	key.rqpn = e->rqpn;
+	key.ifindex = rdev->ifindex;
+	f = rocecc_flow_get(rdev, &key, p);
+	if (!f) {
+		rocecc_ctr_inc(rdev, ROCECC_CTR_RP_CNP_IGNORED);
+		return;
+	}
+	rocecc_flow_touch(f);
+	if (!READ_ONCE(f->budget_known)) {
+		spin_lock_bh(&f->lock);
+		rocecc_rp_set_budget(f, lqpn, e);
+		spin_unlock_bh(&f->lock);
+	}
+	rocecc_rp_cnp(rdev, p, f, rocecc_now());
+}
+
+/* A CE-marked RC/UC packet @pkt arrived on @rdev. */
+static void rocecc_in_ce(struct rocecc_dev *rdev, const struct rocecc_pkt *pkt)
+{
+	const struct rocecc_params *p = rocecc_dev_params_rcu(rdev);
+	struct rocecc_flow_key key;
+	struct rocecc_np_addr a;
+	struct rocecc_flow *f;
+	struct rocecc_qp *e;
+
+	e = rocecc_qp_lookup(rdev, pkt->bth.dest_qp, true);
+	if (!e) {
+		rocecc_ctr_inc(rdev, ROCECC_CTR_RESOLVER_MISS);
+		return;
+	}
+	if (!rocecc_qp_resolved(e)) {
+		rocecc_qp_note_ce(e, pkt->family, pkt->daddr, pkt->saddr,
+				  pkt->sport);
+		rocecc_ctr_inc(rdev, ROCECC_CTR_RESOLVER_MISS);
+		return;
+	}
+	/* rxe accepts RC/UC packets only from the QP's remote address. */
+	if (memcmp(e->raddr, pkt->saddr, 16)) {
+		rocecc_ctr_inc(rdev, ROCECC_CTR_RESOLVER_MISS);
+		return;
+	}
+	memset(&key, 0, sizeof(key));
+	memcpy(key.raddr, e->raddr, 16);
+	key.rqpn = e->rqpn;
+	key.ifindex = rdev->ifindex;
+	f = rocecc_flow_get(rdev, &key, p);
+	if (!f)
+		return;
+	rocecc_flow_touch(f);
+	if (!READ_ONCE(f->budget_known)) {
+		spin_lock_bh(&f->lock);
+		rocecc_rp_set_budget(f, e->lqpn, e);
+		spin_unlock_bh(&f->lock);
+	}
+	a.family = pkt->family;
+	a.sport = pkt->sport;
+	memcpy(a.laddr, pkt->daddr, 16);
+	memcpy(a.raddr, pkt->saddr, 16);
+	rocecc_np_ce(rdev, p, f, &a, rocecc_now());
+}
+
+static unsigned int rocecc_hook_in(void *priv, struct sk_buff *skb,
+				   const struct nf_hook_state *state)
+{
+	u8 buf[ROCECC_HOOK_BUF];
+	struct rocecc_dev *rdev;
+	struct rocecc_pkt pkt;
+	const u8 *data;
+	u32 n, plen;
+	int res;
+	u8 tr;
+
+	if (!rocecc_maybe_roce(skb, state->pf))
+		return NF_ACCEPT;
+	if (!state->in || !net_eq(state->net, &init_net))
+		return NF_ACCEPT;
+	rdev = rocecc_dev_lookup_rcu(state->in->ifindex);
+	if (!rdev)
+		return NF_ACCEPT;
+
+	res = rocecc_parse_skb(skb, buf, &data, &n, &plen, &pkt);
+	if (res != ROCECC_ROCE) {
+		if (res != ROCECC_NOT_ROCE)
+			rocecc_ctr_inc(rdev, ROCECC_CTR_MALFORMED);
+		return NF_ACCEPT;
+	}
+
+	if (pkt.bth.opcode == ROCECC_OP_CNP) {
+		/* The whole CNP is in @data if it is a CNP at all. */
+		if (n != plen || !rocecc_icrc_check(data, n, &pkt)) {
+			rocecc_ctr_inc(rdev, ROCECC_CTR_MALFORMED);
+			return NF_ACCEPT;
+		}
+		rocecc_in_cnp(rdev, pkt.bth.dest_qp);
+		consume_skb(skb);
+		return NF_STOLEN;
+	}
+
+	if (pkt.ecn != ROCECC_ECN_CE)
+		return NF_ACCEPT;
+	rocecc_ctr_inc(rdev, ROCECC_CTR_NP_ECN_MARKED_ROCE_PACKETS);
+	tr = ROCECC_OP_TRANSPORT(pkt.bth.opcode);
+	if (tr == ROCECC_TRANSPORT_RC || tr == ROCECC_TRANSPORT_UC)
+		rocecc_in_ce(rdev, &pkt);
+	return NF_ACCEPT;
+}
+
+static const struct nf_hook_ops rocecc_nf_ops[] = {
+	{
+		.hook		= rocecc_hook_out,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_POST_ROUTING,
+		.priority	= NF_IP_PRI_LAST - 1,
+	},
+	{
+		.hook		= rocecc_hook_out,
+		.pf		= NFPROTO_IPV6,
+		.hooknum	= NF_INET_POST_ROUTING,
+		.priority	= NF_IP6_PRI_LAST - 1,
+	},
+	{
+		.hook		= rocecc_hook_in,
+		.pf		= NFPROTO_IPV4,
+		.hooknum	= NF_INET_LOCAL_IN,
+		.priority	= NF_IP_PRI_FILTER + 1,
+	},
+	{
+		.hook		= rocecc_hook_in,
+		.pf		= NFPROTO_IPV6,
+		.hooknum	= NF_INET_LOCAL_IN,
+		.priority	= NF_IP6_PRI_FILTER + 1,
+	},
+};
+
+int rocecc_hooks_init(void)
+{
+	return nf_register_net_hooks(&init_net, rocecc_nf_ops,
+				     ARRAY_SIZE(rocecc_nf_ops));
+}
+
+/* Unregistering waits for every running hook (synchronize_net()). */
+void rocecc_hooks_exit(void)
+{
+	nf_unregister_net_hooks(&init_net, rocecc_nf_ops,
+				ARRAY_SIZE(rocecc_nf_ops));
+}

@@ -1,0 +1,594 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocecc: local QP resolution through the RDMA core.
+ *
+ * The NP sees CE marks on packets addressed to a local QP l, the RP sees
+ * CNPs addressed to l; both need what only the RDMA core knows: l's remote
+ * QPN and remote address (the flow key), and l's ACK timeout (the pacing
+ * budget). A QP entry caches that per (ifindex, l).
+ *
+ *  - The datapath (softirq or rxe's tasks) looks entries up under RCU and,
+ *    on a miss, inserts an empty PENDING entry and queues it for the
+ *    resolver. It never calls into ib_core: rdma_restrack_get_byid() takes
+ *    a spinlock that process context holds with BHs on, and rxe's
+ *    query_qp may reschedule.
+ *  - The resolver (a work item, process context) asks ib_core:
+ *    ib_device_get_by_netdev(RDMA_DRIVER_RXE), rdma_restrack_get_byid(QP),
+ *    ib_query_qp(), rdma_restrack_put(), ib_device_put(). It fills the
+ *    entry and publishes it with a release store of its state; from then
+ *    on the fields are immutable (readers need no lock). It then hands the
+ *    budget to the flow and answers a CE mark that arrived while the entry
+ *    was PENDING with its CNP (at most one, at once).
+ *  - There is no QP-destroy notifier. The maintenance work queues every
+ *    resolved entry again after qp_revalidate_ms; if the QP is gone or no
+ *    longer talks to the same remote QP, the entry is dropped (the next
+ *    packet creates a fresh one). So a destroyed QP's entry lives at most
+ *    about qp_revalidate_ms, and rxe reuses QPNs only after its 2^17 QPN
+ *    space wraps. Entries unused for flow_idle_ms go too.
+ *  - ib_client: when an rxe device is unregistered (rdma link delete, its
+ *    netdev going away, rdma_rxe unloading) every entry resolved on it or
+ *    pending on its netdev is dropped, synchronously in the remove
+ *    callback. The add callback records the device as the cookie of the
+ *    attached netdev it sits on (used to recognise rxe's QPs on egress).
+ *
+ * Entries are reference counted (the table and the resolver queue); the
+ * last put frees them after a grace period. At most qp_max entries exist;
+ * beyond that, misses are only counted.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jhash.h>
+#include <linux/netdevice.h>
+#include <linux/random.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/workqueue.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_verbs.h>
+#include <rdma/restrack.h>
+
+#include "rocecc.h"
+#include "dp.h"
+
+#define ROCECC_QP_HASH_BITS	10
+#define ROCECC_QP_RETRY_MS	100	/* a FAILED entry is asked again after */
+
+static struct hlist_head rocecc_qp_tbl[1 << ROCECC_QP_HASH_BITS];
+static DEFINE_SPINLOCK(rocecc_qp_lock);		/* the table */
+static atomic_t rocecc_qp_total = ATOMIC_INIT(0);
+static u32 rocecc_qp_seed;
+
+static LIST_HEAD(rocecc_qp_queue_list);
+static DEFINE_SPINLOCK(rocecc_qp_queue_lock);	/* the resolver queue */
+static void rocecc_qp_work_fn(struct work_struct *work);
+static DECLARE_WORK(rocecc_qp_work, rocecc_qp_work_fn);
+static bool rocecc_qp_running;			/* under the queue lock */
+
+static u32 rocecc_qp_hash(int ifindex, u32 lqpn)
+{
+	return jhash_2words(ifindex, lqpn, rocecc_qp_seed) &
+	       ((1U << ROCECC_QP_HASH_BITS) - 1);
+}
+
+static void rocecc_qp_free_rcu(struct rcu_head *head)
+{
+	kfree(container_of(head, struct rocecc_qp, rcu));
+	atomic64_inc(&rocecc_dp_objs.qps_free);
+}
+
+static void rocecc_qp_put(struct rocecc_qp *e)
+{
+	if (refcount_dec_and_test(&e->ref))
+		call_rcu(&e->rcu, rocecc_qp_free_rcu);
+}
+
+/* Queue @e for the resolver (any context). */
+static void rocecc_qp_queue(struct rocecc_qp *e)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&rocecc_qp_queue_lock, flags);
+	if (!e->queued && rocecc_qp_running) {
+		e->queued = true;
+		refcount_inc(&e->ref);
+		list_add_tail(&e->work, &rocecc_qp_queue_list);
+		queue_work(system_wq, &rocecc_qp_work);
+	}
+	spin_unlock_irqrestore(&rocecc_qp_queue_lock, flags);
+}
+
+/* Unhash @e. Caller holds rocecc_qp_lock. */
+static void rocecc_qp_kill(struct rocecc_qp *e)
+{
+	hlist_del_rcu(&e->node);
+	e->hashed = false;
+	atomic_dec(&rocecc_qp_total);
+	rocecc_qp_put(e);
+}
+
+static struct rocecc_qp *rocecc_qp_find(const struct rocecc_dev *rdev,
+					u32 lqpn)
+{
+	struct hlist_head *head;
+	struct rocecc_qp *e;
+
+	head = &rocecc_qp_tbl[rocecc_qp_hash(rdev->ifindex, lqpn)];
+	hlist_for_each_entry_rcu(e, head, node,
+				 lockdep_is_held(&rocecc_qp_lock)) {
+		if (e->lqpn == lqpn && e->ifindex == rdev->ifindex &&
+		    e->owner == rdev)
+			return e;
+	}
+	return NULL;
+}
+
+bool rocecc_qp_resolved(const struct rocecc_qp *e)
+{
+	/* Pairs with the resolver's release: the fields are written first. */
+	return smp_load_acquire(&e->state) == ROCECC_QP_OK;
+}
+
+/*
+ * The entry of local QP @lqpn on @rdev, under rcu_read_lock(), any
+ * context. With @create, a missing entry is created and queued, and a
+ * FAILED one is queued again if it was last tried long enough ago. The
+ * entry returned may still be unresolved (rocecc_qp_resolved()).
+ */
+struct rocecc_qp *rocecc_qp_lookup(struct rocecc_dev *rdev, u32 lqpn,
+				   bool create)
+{
+	struct rocecc_qp *e, *old;
+	unsigned long now = jiffies;
+
+	e = rocecc_qp_find(rdev, lqpn);
+	if (e) {
+		if (READ_ONCE(e->last_used) != now)
+			WRITE_ONCE(e->last_used, now);
+		if (create && READ_ONCE(e->state) == ROCECC_QP_FAILED &&
+		    time_after(now, READ_ONCE(e->checked) +
+			       msecs_to_jiffies(ROCECC_QP_RETRY_MS)))
+			rocecc_qp_queue(e);
+		return e;
+	}
+	if (!create)
+		return NULL;
+
+	if (atomic_inc_return(&rocecc_qp_total) > READ_ONCE(rocecc_qp_max)) {
+		atomic_dec(&rocecc_qp_total);
+		return NULL;
+	}
+	/* One small object per local QP seen; any context. */
+	e = kzalloc(sizeof(*e), GFP_ATOMIC);
+	if (!e) {
+		atomic_dec(&rocecc_qp_total);
+		return NULL;
+	}
+	atomic64_inc(&rocecc_dp_objs.qps_alloc);
+	e->ifindex = rdev->ifindex;
+	e->lqpn = lqpn;
+	e->owner = rdev;
+	refcount_set(&e->ref, 1);
+	e->state = ROCECC_QP_PENDING;
+	e->last_used = now;
+	e->checked = now;
+	INIT_LIST_HEAD(&e->work);
+	spin_lock_init(&e->lock);
+
+	spin_lock_bh(&rocecc_qp_lock);
+	old = rocecc_qp_find(rdev, lqpn);
+	if (old) {
+		spin_unlock_bh(&rocecc_qp_lock);
+		atomic_dec(&rocecc_qp_total);
+		kfree(e);
+		atomic64_inc(&rocecc_dp_objs.qps_free);
+		return old;
+	}
+	e->hashed = true;
+	hlist_add_head_rcu(&e->node,
+			   &rocecc_qp_tbl[rocecc_qp_hash(e->ifindex, lqpn)]);
+	spin_unlock_bh(&rocecc_qp_lock);
+	rocecc_qp_queue(e);
+	return e;
+}
+
+/*
+ * A CE mark for the unresolved QP of @e: the resolver sends its CNP once
+ * it knows where to. Addresses as in struct rocecc_np_addr.
+ */
+void rocecc_qp_note_ce(struct rocecc_qp *e, u8 family, const u8 *laddr,
+		       const u8 *raddr, u16 sport)
+{
+	spin_lock_bh(&e->lock);
+	e->ce_pending++;
+	e->ce_family = family;
+	e->ce_sport = sport;
+	memcpy(e->ce_laddr, laddr, 16);
+	memcpy(e->ce_raddr, raddr, 16);
+	spin_unlock_bh(&e->lock);
+}
+
+/*
+ * Pacing budget of a QP with ACK timeout exponent @timeout: the share
+ * pacing_budget_pct of the time rxe's retransmission timer really waits,
+ * capped at pacing_max_delay_us. rxe arms the timer for
+ * nsecs_to_jiffies(4096 << timeout) jiffies (at least one), and a jiffies
+ * timer may fire up to one jiffy early relative to when it was armed, so
+ * one jiffy is taken off. 0 (no timer) gets the cap.
+ */
+u64 rocecc_qp_budget_ns(u8 timeout)
+{
+	u64 cap = (u64)READ_ONCE(rocecc_pacing_max_delay_us) * NSEC_PER_USEC;
+	unsigned long j;
+	u64 t;
+
+	if (!timeout || timeout > 31)
+		return cap;
+	j = nsecs_to_jiffies(4096ULL << timeout);
+	if (!j)
+		j = 1;
+	t = jiffies_to_nsecs(j - 1);
+	t = div_u64(t * READ_ONCE(rocecc_pacing_budget_pct), 100);
+	return min(t, cap);
+}
+
+/* The rxe ib_device on @netdev, as a cookie (no reference kept). */
+struct ib_device *rocecc_qp_find_ibdev(struct net_device *netdev)
+{
+	struct ib_device *ibdev = ib_device_get_by_netdev(netdev,
+							  RDMA_DRIVER_RXE);
+
+	if (ibdev)
+		ib_device_put(ibdev);
+	return ibdev;
+}
+
+/* --- the resolver ---------------------------------------------------------- */
+
+struct rocecc_qp_info {
+	u32 rqpn;
+	u8 raddr[16];
+	u8 timeout;
+	u8 qp_type;
+	const struct ib_device *ibdev;
+	const void *ibqp;
+};
+
+struct rocecc_qp_scratch {
+	struct ib_qp_attr attr;
+	struct ib_qp_init_attr init;
+};
+
+/* Ask ib_core about local QP @lqpn on @ifindex. Process context. */
+static int rocecc_qp_query(int ifindex, u32 lqpn, struct rocecc_qp_info *out,
+			   struct rocecc_qp_scratch *s)
+{
+	const struct ib_global_route *grh;
+	struct rdma_restrack_entry *res;
+	struct ib_device *ibdev;
+	struct net_device *nd;
+	struct ib_qp *qp;
+	int err;
+
+	nd = dev_get_by_index(&init_net, ifindex);
+	if (!nd)
+		return -ENODEV;
+	ibdev = ib_device_get_by_netdev(nd, RDMA_DRIVER_RXE);
+	dev_put(nd);
+	if (!ibdev)
+		return -ENODEV;
+	res = rdma_restrack_get_byid(ibdev, RDMA_RESTRACK_QP, lqpn);
+	if (IS_ERR(res)) {
+		err = PTR_ERR(res);
+		goto out_dev;
+	}
+	qp = container_of(res, struct ib_qp, res);
+	memset(s, 0, sizeof(*s));
+	err = ib_query_qp(qp, &s->attr,
+			  IB_QP_STATE | IB_QP_DEST_QPN | IB_QP_AV |
+			  IB_QP_TIMEOUT, &s->init);
+	if (err)
+		goto out_res;
+	if (qp->qp_type != IB_QPT_RC && qp->qp_type != IB_QPT_UC) {
+		err = -EOPNOTSUPP;	/* UD: no single remote QP */
+		goto out_res;
+	}
+	if (s->attr.qp_state < IB_QPS_RTR || s->attr.qp_state > IB_QPS_SQE) {
+		err = -EAGAIN;		/* no remote yet, or in error */
+		goto out_res;
+	}
+	if (!(rdma_ah_get_ah_flags(&s->attr.ah_attr) & IB_AH_GRH)) {
+		err = -EINVAL;
+		goto out_res;
+	}
+	grh = rdma_ah_read_grh(&s->attr.ah_attr);
+	out->rqpn = s->attr.dest_qp_num & 0xffffff;
+	memcpy(out->raddr, grh->dgid.raw, 16);
+	out->timeout = qp->qp_type == IB_QPT_RC ? s->attr.timeout : 0;
+	out->qp_type = qp->qp_type;
+	out->ibdev = ibdev;
+	out->ibqp = qp;
+out_res:
+	rdma_restrack_put(res);
+out_dev:
+	ib_device_put(ibdev);
+	return err;
+}
+
+/* After @e resolved: the budget to its flow, and a pending CE's CNP. */
+static void rocecc_qp_resolved_fixup(struct rocecc_qp *e)
+{
+	struct rocecc_flow_key key = { .rqpn = e->rqpn, .ifindex = e->ifindex };
+	const struct rocecc_params *p;
+	struct rocecc_np_addr a;
+	struct rocecc_dev *rdev;
+	struct rocecc_flow *f;
+	u32 ce;
+
+	spin_lock_bh(&e->lock);
+	ce = e->ce_pending;
+	e->ce_pending = 0;
+	a.family = e->ce_family;
+	a.sport = e->ce_sport;
+	memcpy(a.laddr, e->ce_laddr, 16);
+	memcpy(a.raddr, e->ce_raddr, 16);
+	spin_unlock_bh(&e->lock);
+	memcpy(key.raddr, e->raddr, 16);
+
+	local_bh_disable();
+	rcu_read_lock();
+	rdev = rocecc_dev_lookup_rcu(e->ifindex);
+	if (!rdev || rdev != e->owner)
+		goto out;
+	if (e->ibdev != READ_ONCE(rdev->dp.ibdev))
+		WRITE_ONCE(rdev->dp.ibdev, (struct ib_device *)e->ibdev);
+	p = rocecc_dev_params_rcu(rdev);
+	if (ce && !memcmp(a.raddr, e->raddr, 16))
+		f = rocecc_flow_get(rdev, &key, p);
+	else
+		f = rocecc_flow_lookup(&key, rdev);
+	if (!f)
+		goto out;
+	spin_lock(&f->lock);
+	rocecc_rp_set_budget(f, e->lqpn, e);
+	spin_unlock(&f->lock);
+	/* The first CE of a new flow: answered now, counted once. */
+	if (ce && !memcmp(a.raddr, e->raddr, 16) &&
+	    rocecc_np_ce(rdev, p, f, &a, rocecc_now()))
+		atomic64_inc(&rocecc_dp_objs.cnp_resolver);
+out:
+	rcu_read_unlock();
+	local_bh_enable();
+}
+
+static void rocecc_qp_resolve(struct rocecc_qp *e, struct rocecc_qp_scratch *s)
+{
+	struct rocecc_qp_info qi = { 0 };
+	bool fresh = false;
+	int err;
+
+	err = rocecc_qp_query(e->ifindex, e->lqpn, &qi, s);
+
+	spin_lock_bh(&rocecc_qp_lock);
+	if (!e->hashed)
+		goto out;
+	if (e->state == ROCECC_QP_OK) {
+		/* Revalidation: the fields are immutable; drop on change. */
+		if (err || qi.rqpn != e->rqpn || qi.timeout != e->timeout ||
+		    memcmp(qi.raddr, e->raddr, 16) || qi.ibqp != e->ibqp)
+			rocecc_qp_kill(e);
+		else
+			WRITE_ONCE(e->checked, jiffies);
+		goto out;
+	}
+	WRITE_ONCE(e->checked, jiffies);
+	if (err) {
+		WRITE_ONCE(e->state, ROCECC_QP_FAILED);
+		goto out;
+	}
+	e->rqpn = qi.rqpn;
+	memcpy(e->raddr, qi.raddr, 16);
+	e->timeout = qi.timeout;
+	e->qp_type = qi.qp_type;
+	e->ibdev = qi.ibdev;
+	e->ibqp = qi.ibqp;
+	e->budget_ns = rocecc_qp_budget_ns(qi.timeout);
+	/* Publish: readers that see OK see the fields above. */
+	smp_store_release(&e->state, ROCECC_QP_OK);
+	fresh = true;
+out:
+	spin_unlock_bh(&rocecc_qp_lock);
+	if (fresh) {
+		rocecc_qp_resolved_fixup(e);
+	} else if (err) {
+		spin_lock_bh(&e->lock);
+		e->ce_pending = 0;
+		spin_unlock_bh(&e->lock);
+	}
+}
+
+static void rocecc_qp_work_fn(struct work_struct *work)
+{
+	struct rocecc_qp_scratch *s;
+	struct rocecc_qp *e;
+
+	/* ib_qp_attr and ib_qp_init_attr: about 400 bytes, off the stack. */
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	for (;;) {
+		spin_lock_irq(&rocecc_qp_queue_lock);
+		e = list_first_entry_or_null(&rocecc_qp_queue_list,
+					     struct rocecc_qp, work);
+		if (e) {
+			list_del_init(&e->work);
+			e->queued = false;
+		}
+		spin_unlock_irq(&rocecc_qp_queue_lock);
+		if (!e)
+			break;
+		if (s)
+			rocecc_qp_resolve(e, s);
+		rocecc_qp_put(e);
+		cond_resched();
+	}
+	kfree(s);
+}
+
+/* --- maintenance ------------------------------------------------------------ */
+
+/* Drop the entries of @owner, or all (@all). Process context. */
+void rocecc_qp_flush(const struct rocecc_dev *owner, bool all)
+{
+	struct hlist_node *tmp;
+	struct rocecc_qp *e;
+	unsigned int b;
+
+	spin_lock_bh(&rocecc_qp_lock);
+	for (b = 0; b < ARRAY_SIZE(rocecc_qp_tbl); b++)
+		hlist_for_each_entry_safe(e, tmp, &rocecc_qp_tbl[b], node)
+			if (all || e->owner == owner)
+				rocecc_qp_kill(e);
+	spin_unlock_bh(&rocecc_qp_lock);
+}
+
+/*
+ * Every second or so: drop entries idle for flow_idle_ms or whose
+ * attachment is gone, queue resolved entries for revalidation.
+ */
+void rocecc_qp_gc(void)
+{
+	unsigned long idle = msecs_to_jiffies(READ_ONCE(rocecc_flow_idle_ms));
+	unsigned long reval =
+		msecs_to_jiffies(READ_ONCE(rocecc_qp_revalidate_ms));
+	struct hlist_node *tmp;
+	struct rocecc_qp *e;
+	unsigned int b;
+	bool stale;
+
+	spin_lock_bh(&rocecc_qp_lock);
+	for (b = 0; b < ARRAY_SIZE(rocecc_qp_tbl); b++) {
+		hlist_for_each_entry_safe(e, tmp, &rocecc_qp_tbl[b], node) {
+			rcu_read_lock();
+			stale = rocecc_dev_lookup_rcu(e->ifindex) != e->owner;
+			rcu_read_unlock();
+			if (stale || time_after(jiffies, e->last_used + idle))
+				rocecc_qp_kill(e);
+			else if (e->state == ROCECC_QP_OK &&
+				 time_after(jiffies, e->checked + reval))
+				rocecc_qp_queue(e);
+		}
+	}
+	spin_unlock_bh(&rocecc_qp_lock);
+}
+
+/* --- ib_client -------------------------------------------------------------- */
+
+static int rocecc_ib_add(struct ib_device *ibdev)
+{
+	struct rocecc_dev *rdev;
+	struct net_device *nd;
+	struct ib_device *found;
+	unsigned long idx;
+
+	if (ibdev->ops.driver_id != RDMA_DRIVER_RXE)
+		return -EOPNOTSUPP;	/* not ours: no remove call either */
+	rcu_read_lock();
+	xa_for_each(&rocecc_devs, idx, rdev) {
+		nd = dev_get_by_index_rcu(&init_net, rdev->ifindex);
+		if (!nd)
+			continue;
+		found = ib_device_get_by_netdev(nd, RDMA_DRIVER_RXE);
+		if (!found)
+			continue;
+		if (found == ibdev)
+			WRITE_ONCE(rdev->dp.ibdev, ibdev);
+		ib_device_put(found);
+	}
+	rcu_read_unlock();
+	return 0;
+}
+
+static void rocecc_ib_remove(struct ib_device *ibdev, void *client_data)
+{
+	struct rocecc_dev *rdev;
+	struct hlist_node *tmp;
+	struct rocecc_qp *e;
+	unsigned long idx;
+	unsigned int b;
+	bool mine;
+
+	spin_lock_bh(&rocecc_qp_lock);
+	for (b = 0; b < ARRAY_SIZE(rocecc_qp_tbl); b++) {
+		hlist_for_each_entry_safe(e, tmp, &rocecc_qp_tbl[b], node) {
+			mine = e->state == ROCECC_QP_OK && e->ibdev == ibdev;
+			rcu_read_lock();
+			rdev = rocecc_dev_lookup_rcu(e->ifindex);
+			if (rdev && READ_ONCE(rdev->dp.ibdev) == ibdev)
+				mine = true;
+			rcu_read_unlock();
+			if (mine)
+				rocecc_qp_kill(e);
+		}
+	}
+	spin_unlock_bh(&rocecc_qp_lock);
+
+	rcu_read_lock();
+	xa_for_each(&rocecc_devs, idx, rdev)
+		if (READ_ONCE(rdev->dp.ibdev) == ibdev)
+			WRITE_ONCE(rdev->dp.ibdev, NULL);
+	rcu_read_unlock();
+}
+
+static struct ib_client rocecc_ib_client = {
+	.name	= "rocecc",
+	.add	= rocecc_ib_add,
+	.remove	= rocecc_ib_remove,
+};
+
+int rocecc_qp_ib_register(void)
+{
+	return ib_register_client(&rocecc_ib_client);
+}
+
+void rocecc_qp_ib_unregister(void)
+{
+	ib_unregister_client(&rocecc_ib_client);
+}
+
+/* --- init / exit ------------------------------------------------------------ */
+
+int rocecc_qp_init(void)
+{
+	rocecc_qp_seed = get_random_u32();
+	spin_lock_irq(&rocecc_qp_queue_lock);
+	rocecc_qp_running = true;
+	spin_unlock_irq(&rocecc_qp_queue_lock);
+	return 0;
+}
+
+/*
+ * After the hooks and the ib_client are gone: stop queueing, wait for a
+ * running resolver, drop what is still queued and every entry. The caller
+ * waits for the grace period.
+ */
+void rocecc_qp_exit(void)
+{
+	struct rocecc_qp *e;
+
+	spin_lock_irq(&rocecc_qp_queue_lock);
+	rocecc_qp_running = false;
+	spin_unlock_irq(&rocecc_qp_queue_lock);
+	cancel_work_sync(&rocecc_qp_work);
+	for (;;) {
+		spin_lock_irq(&rocecc_qp_queue_lock);
+		e = list_first_entry_or_null(&rocecc_qp_queue_list,
+					     struct rocecc_qp, work);
+		if (e) {
+			list_del_init(&e->work);
+			e->queued = false;
+		}
+		spin_unlock_irq(&rocecc_qp_queue_lock);
+		if (!e)
+			break;
+		rocecc_qp_put(e);
+	}
+	rocecc_qp_flush(NULL, true);
+}
