@@ -8,6 +8,7 @@
  *   rocecc ... param show [dev DEV | default] [NAME]
  *   rocecc ... param set [dev DEV | default] NAME VALUE [NAME VALUE ...]
  *   rocecc ... param profile [dev DEV | default] mlx5 | paper
+ *   rocecc ... flow show [dev DEV]
  *   rocecc ... monitor
  *   rocecc help
  *
@@ -28,6 +29,7 @@
 #include <rocecc/params.h>
 #include <uapi/linux/rocecc.h>
 
+#include "cli_flow.h"
 #include "cli_nl.h"
 #include "cli_util.h"
 
@@ -56,6 +58,7 @@ static void usage(FILE *f)
 		"  rocecc param show [dev DEV | default] [NAME]\n"
 		"  rocecc param set [dev DEV | default] NAME VALUE [NAME VALUE ...]\n"
 		"  rocecc param profile [dev DEV | default] { mlx5 | paper }\n"
+		"  rocecc flow show [dev DEV]     flows of the datapath (-s: statistics)\n"
 		"  rocecc monitor                 print events until interrupted\n"
 		"\n"
 		"Parameter sets: 'default' (the default without 'dev') is what devices\n"
@@ -600,6 +603,17 @@ static int do_monitor(struct cli *c, int argc, char **argv)
 	return nl_error(c, err, "monitor");
 }
 
+/* --- flow ------------------------------------------------------------------- */
+
+static int do_flow(struct cli *c, int argc, char **argv)
+{
+	struct cli_flow_opts o = {
+		.json = c->json, .pretty = c->pretty, .stats = c->stats,
+	};
+
+	return cli_flow(&c->nl, &o, argc, argv);
+}
+
 /* --- main ------------------------------------------------------------------- */
 
 int main(int argc, char **argv)
@@ -653,6 +667,8 @@ int main(int argc, char **argv)
 		fn = do_dev;
 	else if (cli_matches(argv[1], "param"))
 		fn = do_param;
+	else if (cli_matches(argv[1], "flow"))
+		fn = do_flow;
 	else if (cli_matches(argv[1], "monitor"))
 		fn = do_monitor;
 	else

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * "rocecc flow show": the datapath's flows (ROCECC_CMD_FLOW_GET dump).
+ */
+#ifndef _ROCECC_CLI_FLOW_H
+#define _ROCECC_CLI_FLOW_H
+
+#include <stdbool.h>
+
+#include "cli_nl.h"
+
+struct cli_flow_opts {
+	bool json;	/* -j: one JSON array, every attribute */
+	bool pretty;	/* -p */
+	bool stats;	/* -s: pacing, CNP and increase statistics too */
+};
+
+/*
+ * rocecc flow show [dev DEV]. @argc/@argv start after "flow". Prints
+ * errors itself; returns a CLI_EXIT_* code.
+ */
+int cli_flow(struct rnl *nl, const struct cli_flow_opts *o, int argc,
+	     char **argv);
+
+#endif /* _ROCECC_CLI_FLOW_H */
