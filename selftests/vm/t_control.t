@@ -65,12 +65,17 @@ nl_profile() { "$R" -j param show $(scope "$1") | jq -r '.[0].profile'; }
 
 tap_diag "[${SECONDS} s] load"
 
+# rocecc.ko resolves local QPs through ib_core (insmod does not load it).
+modprobe ib_core
 tap_run "rocecc.ko loads" insmod "$ko" || tap_bail "no module"
 tap_run "1-host topology comes up (veth1 carries rxe1)" topo_setup 1 || tap_bail "no topology"
 [ -e /sys/class/infiniband/rxe1 ]
 tap_ok $? "rxe1 exists on veth1"
 ip link add rcx0 type veth peer name rcx1 && ip link add rcy0 type veth peer name rcy1
 tap_ok $? "test veths rcx0, rcy0 created"
+# Attach refuses a device whose root qdisc cannot pace (the datapath needs fq).
+for d in veth1 rcx0 rcy0; do tc qdisc replace dev "$d" root fq flow_limit 1000 || break; done
+tap_ok $? "fq on veth1, rcx0, rcy0"
 
 # The parameter table as the CLI (compiled from params.h) shows it.
 declare -A pmin pmax punit

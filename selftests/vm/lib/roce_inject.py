@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Send hand-made RoCEv2 packets (standard library only), for the datapath's
+safety tests.
+
+  roce_inject.py link IFACE SRCMAC DSTMAC SRC DST CASE COUNT [QPN]
+      Ethernet frames out of IFACE (AF_PACKET): they arrive at the peer of a
+      veth as if from the wire.
+  roce_inject.py raw IFACE SRC DST CASE COUNT [QPN]
+      IPv4 through the local stack out of IFACE (IPPROTO_RAW, bound to the
+      device): they cross the output hooks of IFACE.
+  roce_inject.py bytes SRC DST CASE [QPN]
+      Print the IP packet in hex (to compare with a capture).
+
+SRC/DST are IPv4 or IPv6 addresses. CASE:
+  cnp          a valid CNP (BTH opcode 0x81, BECN, 16 reserved bytes, ICRC)
+               to QPN (default 0x11)
+  cnp_badicrc  the same with one ICRC bit flipped
+  tver         RC SEND ONLY with BTH TVer = 1
+  short        UDP length 20: a BTH but no room for the ICRC
+  udplen       UDP length 100 bytes more than the IP payload
+  pad          RC WRITE ONLY whose pad count does not fit before the ICRC
+Every case but cnp is malformed for the parser (include/rocecc/roce.h).
+"""
+import ipaddress
+import socket
+import struct
+import sys
+import zlib
+
+PORT = 4791
+
+
+def csum(b):
+    if len(b) % 2:
+        b += b'\0'
+    s = sum(struct.unpack('!%dH' % (len(b) // 2), b))
+    while s >> 16:
+        s = (s & 0xffff) + (s >> 16)
+    return ~s & 0xffff
+
+
+def icrc(ip, hl):
+    """ICRC of an IP packet whose last 4 bytes are the ICRC field."""
+    if hl == 20:
+        m = bytearray(ip[:20])
+        m[1] = m[8] = m[10] = m[11] = 0xff
+    else:
+        m = bytearray(ip[:40])
+        m[0] |= 0x0f
+        m[1] = m[2] = m[3] = m[7] = 0xff
+    u = bytearray(ip[hl:hl + 8])
+    u[6] = u[7] = 0xff
+    b = bytearray(ip[hl + 8:hl + 20])
+    b[4] = 0xff
+    crc = zlib.crc32(b'\xff' * 8 + bytes(m) + bytes(u) + bytes(b) +
+                     bytes(ip[hl + 20:-4])) & 0xffffffff
+    return struct.pack('<I', crc)
+
+
+def bth(op, qpn, tver=0, pad=0, becn=0):
+    return struct.pack('!BBHB', op, (pad << 4) | tver, 0xffff,
+                       0x40 if becn else 0) + qpn.to_bytes(3, 'big') + \
+        b'\0' + (0).to_bytes(3, 'big')
+
+
+def packet(src, dst, case, qpn=0x11):
+    s, d = ipaddress.ip_address(src), ipaddress.ip_address(dst)
+    v6 = s.version == 6
+    tos = 0
+    if case in ('cnp', 'cnp_badicrc'):
+        l4 = bth(0x81, qpn, becn=1) + bytes(16) + bytes(4)
+        tos = 48 << 2
+    elif case == 'tver':
+        l4 = bth(0x04, qpn, tver=1) + bytes(64) + bytes(4)
+    elif case == 'short':
+        l4 = bth(0x04, qpn)
+    elif case == 'udplen':
+        l4 = bth(0x04, qpn) + bytes(64) + bytes(4)
+    elif case == 'pad':
+        l4 = bth(0x0a, qpn, pad=3) + bytes(8) + bytes(4)
+    else:
+        sys.exit('unknown case ' + case)
+    ulen = 8 + len(l4) + (100 if case == 'udplen' else 0)
+    udp = struct.pack('!HHHH', 0xc000, PORT, ulen, 0)
+    if v6:
+        hl = 40
+        ip = bytearray(struct.pack('!IHBB', (6 << 28) | (tos << 20),
+                                   8 + len(l4), 17, 64) +
+                       s.packed + d.packed) + udp + l4
+    else:
+        hl = 20
+        h = bytearray(struct.pack('!BBHHHBBH', 0x45, tos, 20 + 8 + len(l4),
+                                  0, 0x4000, 64, 17, 0) + s.packed + d.packed)
+        h[10:12] = struct.pack('!H', csum(bytes(h)))
+        ip = h + udp + l4
+    if case in ('cnp', 'cnp_badicrc', 'tver', 'udplen', 'pad'):
+        ip[-4:] = icrc(ip, hl)
+    if case == 'cnp_badicrc':
+        ip[-1] ^= 1
+    return bytes(ip), v6
+
+
+def mac(s):
+    return bytes(int(x, 16) for x in s.split(':'))
+
+
+def main():
+    mode = sys.argv[1]
+    if mode == 'link':
+        iface, smac, dmac, src, dst, case, count = sys.argv[2:9]
+        qpn = int(sys.argv[9], 0) if len(sys.argv) > 9 else 0x11
+        ip, v6 = packet(src, dst, case, qpn)
+        fr = mac(dmac) + mac(smac) + struct.pack('!H', 0x86dd if v6 else 0x0800) + ip
+        sk = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+        sk.bind((iface, 0))
+        for _ in range(int(count)):
+            sk.send(fr)
+    elif mode == 'raw':
+        iface, src, dst, case, count = sys.argv[2:7]
+        qpn = int(sys.argv[7], 0) if len(sys.argv) > 7 else 0x11
+        ip, v6 = packet(src, dst, case, qpn)
+        if v6:
+            sys.exit('raw mode is IPv4 only')
+        sk = socket.socket(socket.AF_INET, socket.SOCK_RAW, socket.IPPROTO_RAW)
+        sk.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, iface.encode())
+        for _ in range(int(count)):
+            sk.sendto(ip, (dst, 0))
+    elif mode == 'bytes':
+        src, dst, case = sys.argv[2:5]
+        qpn = int(sys.argv[5], 0) if len(sys.argv) > 5 else 0x11
+        print(packet(src, dst, case, qpn)[0].hex())
+    else:
+        sys.exit(__doc__)
+
+
+if __name__ == '__main__':
+    main()

@@ -1,0 +1,152 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The RP's egress datapath on a sender (host 1 -> host 2, no bottleneck):
+#  - attach refuses a device without fq, naming the command to run;
+#  - RoCE traffic sent Not-ECT leaves marked ECT(0) with a valid ICRC, and
+#    rxe on the receiver accepts every packet (rcvd = sent, no duplicates);
+#  - rp_max_rate paces a flow to its rate (steady-state goodput within 10%
+#    of the rate's payload share), IPv4 and IPv6, with no fq drops, no rxe
+#    send errors and no completion errors;
+#  - 64 KB messages at 4 Mb/s: the budget (half the QP's ACK timeout between
+#    AckReq packets) caps pacing and there are no ACK timeouts; with the cap
+#    lifted (pacing_budget_pct=1000) the same run times out.
+# rxe under TCG retransmits now and then by itself (a vCPU descheduled for
+# longer than the 67 ms ACK timeout); retries are printed, and at most
+# $ROCECC_DP_RETRY_MAX (2) per run are tolerated where none are expected.
+# Run: scripts/vm --test selftests/vm/t_ect_pacing.t
+
+lib=$(dirname "$0")/lib
+. "$lib/tap.sh"
+. "$lib/topo.sh"
+. "$lib/dp.sh"
+tap_require_vm
+
+retry_max=${ROCECC_DP_RETRY_MAX:-2}
+work=$(mktemp -d /tmp/t_ect.XXXXXX)
+trap 'topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT
+R=$DP_CLI
+
+tap_run "ib_core, rdma_rxe and rocecc.ko load" dp_load || tap_bail "no module"
+tap_run "2-host topology comes up" topo_setup 2 || tap_bail "no topology"
+
+# --- attach needs fq ---------------------------------------------------------
+
+out=$("$R" dev attach veth1 2>&1)
+st=$?
+[ $st = 1 ] && grep -q "tc qdisc replace dev veth1 root fq" <<<"$out"
+tap_ok $? "attach without fq is refused and says what to run" || tap_diag "status $st: $out"
+tap_run "fq on veth1 and veth2" dp_fq 1 2
+tap_run "attach veth1 and veth2" dp_attach 1 2
+
+# One rocegen run from host 1 to host 2. Sets: gp (steady goodput, Mbit/s:
+# mean of the middle 60% of the 10 ms samples), mbit, msgs, errs, retry,
+# seqerr, senderr, dups, sent1, rcvd2, fqdrops, and the flow dump in
+# $work/flow.json.
+port=18600
+run() {
+	local cj=$work/c.json fam=${FAM:-4}
+	local -a ga=()
+	port=$((port + 1))
+	[ "$fam" = 6 ] && ga=(--gid-index "$(topo_gid_index 2 6)")
+	topo_counters >"$work/b"
+	tc -s -j qdisc show dev veth1 >"$work/qb"
+	dp_rg_server rxe2 "$port" 1 "${ga[@]}" || return 1
+	[ "$fam" = 6 ] && ga=(--gid-index "$(topo_gid_index 1 6)")
+	DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 "$port" "$cj" "${ga[@]}" "$@" >"$work/c.out" 2>&1
+	wait "$DP_SRV_PID"
+	dp_flow_json veth1 >"$work/flow.json"
+	topo_counters >"$work/a"
+	tc -s -j qdisc show dev veth1 >"$work/qa"
+	read -r gp mbit msgs errs < <(jq -r '[([.qps[0].throughput[].mbit] as $a | ($a | length) as $n |
+		[$a[($n * 0.2 | floor):($n * 0.8 | floor)][]] | if length > 0 then add / length else 0 end),
+		.total.mbit, .total.messages, .total.errors] | map(tostring) | join(" ")' "$cj")
+	retry=$(topo_delta "$work/b" "$work/a" rxe1.completer_retry_err)
+	seqerr=$(topo_delta "$work/b" "$work/a" rxe1.rcvd_seq_err)
+	senderr=$(topo_delta "$work/b" "$work/a" rxe1.send_err)
+	dups=$(topo_delta "$work/b" "$work/a" rxe2.duplicate_request)
+	sent1=$(topo_delta "$work/b" "$work/a" rxe1.sent_pkts)
+	rcvd2=$(topo_delta "$work/b" "$work/a" rxe2.rcvd_pkts)
+	fqdrops=$(( $(jq '.[0].drops' "$work/qa") - $(jq '.[0].drops' "$work/qb") ))
+}
+
+# flow FIELD: a field of the flow in the last dump (there is one per run).
+flow() { jq -r "[.[] | select(.packets > 0)] | last | .$1" "$work/flow.json"; }
+
+# --- ECT(0) marking, and rxe accepts the marked packets ------------------------
+
+tap_diag "[${SECONDS} s] ECT(0)"
+"$R" param set dev veth1 rp_max_rate 20
+ip netns exec "$TOPO_NS" tcpdump -i swp1 -w "$work/ect.pcap" -c 600 -nn \
+	'udp dst port 4791' >/dev/null 2>&1 &
+cap=$!
+run --size 16K --count 100 || tap_bail "rocegen did not run"
+sleep 0.5
+kill "$cap" 2>/dev/null
+wait "$cap" 2>/dev/null
+sum=$(dp_pcap "$work/ect.pcap" "$(topo_ip 1)")
+tap_diag "capture on swp1 (from host 1): $sum"
+tap_cmp "$(dp_kv "$sum" data)" -gt 100 "captured RoCE data packets of host 1"
+tap_cmp "$(dp_kv "$sum" notect)" -eq 0 "none left Not-ECT"
+tap_cmp "$(dp_kv "$sum" ect0)" -eq "$(dp_kv "$sum" roce)" "all are ECT(0)"
+tap_cmp "$(dp_kv "$sum" icrc_bad)" -eq 0 "all have a valid ICRC"
+tap_diag "rocegen: $msgs messages, errors $errs; rxe1 sent $sent1, rxe2 rcvd $rcvd2, duplicates $dups, retries $retry"
+tap_cmp "$msgs" -eq 100 "all 100 messages completed"
+tap_cmp "$errs" -eq 0 "no completion errors"
+tap_cmp "$rcvd2" -eq "$sent1" "rxe2 accepted every packet rxe1 sent"
+ect=$("$R" -j -s dev show veth1 | jq '.[0].stats.ect_marked')
+tap_cmp "$ect" -ge "$sent1" "ect_marked counts them ($ect)"
+
+# --- pacing to rp_max_rate -------------------------------------------------------
+
+# Payload share of the IP bytes of a 16 KB WRITE (16 packets of 1 KB MTU,
+# 44 or 64 header bytes each, one RETH): 16384/17104 (IPv4), 16384/17424.
+pace() {
+	local rate=$1 fam=$2 share want lo hi
+	tap_diag "[${SECONDS} s] pacing at $rate Mb/s, IPv$fam"
+	"$R" param set dev veth1 rp_max_rate "$rate"
+	FAM=$fam run --size 16K --duration 4s || { tap_ok 1 "rocegen ran"; return; }
+	[ "$fam" = 6 ] && share=0.9403 || share=0.9579
+	want=$(awk -v r="$rate" -v s="$share" 'BEGIN { printf "%.3f", r * s }')
+	tap_diag "goodput steady $gp Mb/s (want $want), whole run $mbit; fq drops $fqdrops, send_err $senderr, retries $retry, seq errors $seqerr, duplicates $dups, errors $errs"
+	tap_diag "flow: $(jq -c '[.[] | select(.packets > 0)] | last | {raddr, rqpn, lqpn, rate_kbps, packets, pacing_delayed, pacing_capped, pacing_budget_us, qp_timeout, budget_known}' "$work/flow.json")"
+	awk -v g="$gp" -v w="$want" 'BEGIN { exit !(g >= 0.9 * w && g <= 1.1 * w) }'
+	tap_ok $? "IPv$fam $rate Mb/s: steady goodput $gp within 10% of $want" 
+	tap_cmp "$fqdrops" -eq 0 "IPv$fam $rate Mb/s: no fq drops"
+	tap_cmp "$senderr" -eq 0 "IPv$fam $rate Mb/s: no rxe send errors"
+	tap_cmp "$errs" -eq 0 "IPv$fam $rate Mb/s: no completion errors"
+	tap_cmp "$retry" -le "$retry_max" "IPv$fam $rate Mb/s: retries $retry (TCG noise allowance $retry_max)"
+	tap_cmp "$(flow pacing_delayed)" -gt 0 "IPv$fam $rate Mb/s: the flow was paced"
+	[ "$(flow budget_known)" = 1 ] && [ "$(flow qp_timeout)" = 14 ] &&
+		[ "$(flow pacing_budget_us)" = 30000 ]
+	tap_ok $? "IPv$fam $rate Mb/s: budget 30 ms from the QP's timeout 14 (ib_query_qp)"
+}
+pace 10 4
+pace 5 4
+pace 10 6
+
+# --- the budget: 64 KB messages at 4 Mb/s ------------------------------------------
+
+tap_diag "[${SECONDS} s] 64 KB messages at 4 Mb/s, budget on"
+"$R" param set dev veth1 rp_max_rate 4
+run --size 64K --duration 4s
+capped=$(flow pacing_capped)
+tap_diag "budget on: goodput $mbit Mb/s, retries $retry, duplicates $dups, errors $errs, pacing_capped $capped of $(flow packets) packets"
+tap_cmp "$capped" -gt 0 "budget on: the cap binds (pacing_capped $capped)"
+tap_cmp "$retry" -le "$retry_max" "budget on: no ACK timeouts beyond TCG noise ($retry)"
+tap_cmp "$errs" -eq 0 "budget on: no completion errors"
+on_retry=$retry on_mbit=$mbit
+
+tap_diag "[${SECONDS} s] 64 KB messages at 4 Mb/s, budget lifted (pacing_budget_pct=1000)"
+echo 1000 >/sys/module/rocecc/parameters/pacing_budget_pct
+run --size 64K --duration 4s
+echo 50 >/sys/module/rocecc/parameters/pacing_budget_pct
+tap_diag "budget off: goodput $mbit Mb/s, retries $retry, duplicates $dups, errors $errs, pacing_capped $(flow pacing_capped)"
+tap_cmp "$retry" -gt "$((on_retry + 3))" "without the cap the same run times out ($retry retries vs $on_retry)"
+tap_diag "summary 64 KB @ 4 Mb/s: budget on $on_mbit Mb/s with $on_retry retries; off $mbit Mb/s with $retry retries"
+
+# --- unload ------------------------------------------------------------------------
+
+tap_diag "objects: $(dp_objects)"
+tap_run "rmmod rocecc; allocations balance" dp_unload
+tap_diag "$(dmesg | grep 'rocecc: datapath' | tail -n 1)"
+tap_done

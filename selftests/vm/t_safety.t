@@ -1,0 +1,248 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The datapath under abuse (host 1 -> host 2, the switch port toward host 2
+# shaped to 10 Mb/s with RED marking CE, so CNPs flow while traffic runs):
+#  - malformed RoCE packets (bad BTH version, no room for the ICRC, UDP
+#    length wrong, pad too long, CNP with a bad ICRC; IPv4 and IPv6) are
+#    counted and passed untouched, in and out; valid CNPs for unknown QPs
+#    are counted and consumed;
+#  - a flood of valid CNPs cannot push a flow below rp_min_rate, and the
+#    flow recovers afterwards;
+#  - detach with live flows, rmmod while traffic flows, and deleting an
+#    attached device (rxe's netdev) while traffic flows leave no warnings
+#    and no leaked objects.
+# The harness fails the run on any kernel warning (panic_on_warn=1).
+# Run: scripts/vm --test selftests/vm/t_safety.t
+
+lib=$(dirname "$0")/lib
+. "$lib/tap.sh"
+. "$lib/topo.sh"
+. "$lib/dp.sh"
+tap_require_vm
+
+work=$(mktemp -d /tmp/t_safety.XXXXXX)
+trap 'topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT
+R=$DP_CLI
+INJ="$DP_PY $DP_LIB/roce_inject.py"
+params="rp_max_rate 50 rp_min_rate 1 rp_clamp_tgt_rate 1 rp_time_reset 50000
+	rp_dce_tcp_rtt 1000 rp_ai_rate 1 rp_hai_rate 5
+	rp_rate_reduce_monitor_period 1000 np_min_time_between_cnps 1000"
+
+tap_run "ib_core, rdma_rxe and rocecc.ko load" dp_load || tap_bail "no module"
+tap_run "2-host topology comes up" topo_setup 2 || tap_bail "no topology"
+tap_run "fq on veth1, veth2" dp_fq 1 2
+tap_run "bottleneck: 10 Mb/s RED ecn on swp2" topo_bottleneck 2 10 ecn
+
+attach_all() {	# [H...]: attach (default 1 2) with the DCQCN timers below
+	local h hs=("$@")
+	[ ${#hs[@]} -gt 0 ] || hs=(1 2)
+	dp_attach "${hs[@]}" || return 1
+	for h in "${hs[@]}"; do
+		# shellcheck disable=SC2086
+		"$R" param set dev "veth$h" $params || return 1
+	done
+}
+tap_run "attach veth1, veth2 with the testbed's DCQCN timers" attach_all
+
+dstat() { "$R" -j -s dev show "veth$1" | jq -r ".[0].stats.$2"; }
+# nstat counters of IPv4 UDP, absolute: "InDatagrams InErrors"
+udp4() { awk '/^Udp: / && !h { h = 1; next } /^Udp: / { print $2, $4 }' /proc/net/snmp; }
+
+port=18800
+# traffic DUR [ARGS]: rocegen from host 1 to host 2 in the background
+# (pids SRV, CLI; report in $work/c.json).
+traffic() {
+	local dur=$1
+	shift
+	port=$((port + 1))
+	dp_rg_server rxe2 "$port" 1 || return 1
+	SRV=$DP_SRV_PID
+	DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 "$port" "$work/c.json" --size 16K \
+		--duration "$dur" --timeout 16 "$@" >"$work/c.out" 2>&1 &
+	CLI=$!
+}
+
+# --- malformed and foreign packets ----------------------------------------------
+
+tap_diag "[${SECONDS} s] malformed packets"
+m1=$(dstat 1 malformed)
+read -r ind0 ine0 < <(udp4)
+mac_h1=$(cat /sys/class/net/veth1/address)
+mac_s1=$(ip netns exec "$TOPO_NS" cat /sys/class/net/swp1/address)
+inject() {	# FAMILY CASE COUNT [QPN]: frames from host 2 arriving at veth1
+	local s d
+	if [ "$1" = 6 ]; then s=$(topo_ip6 2) d=$(topo_ip6 1); else s=$(topo_ip 2) d=$(topo_ip 1); fi
+	ip netns exec "$TOPO_NS" $INJ link swp1 "$mac_s1" "$mac_h1" "$s" "$d" "$2" "$3" ${4:+"$4"}
+}
+n=20
+for c in tver short udplen pad cnp_badicrc; do inject 4 "$c" $n || tap_diag "inject $c failed"; done
+for c in tver cnp_badicrc; do inject 6 "$c" $n || tap_diag "inject v6 $c failed"; done
+_topo_sleep 0.5
+m1b=$(dstat 1 malformed)
+read -r ind1 ine1 < <(udp4)
+tap_cmp "$((m1b - m1))" -eq $((7 * n)) "ingress: 7 kinds x $n malformed packets counted ($((m1b - m1)))"
+# tver, short, pad, cnp_badicrc have valid UDP: UDP delivers them (to rxe,
+# which drops them); udplen is too long for UDP, which counts an error.
+tap_cmp "$((ind1 - ind0))" -ge $((4 * n)) "ingress: passed on to UDP (Udp InDatagrams +$((ind1 - ind0)))"
+tap_cmp "$((ine1 - ine0))" -ge "$n" "ingress: the bad UDP length reached UDP too (Udp InErrors +$((ine1 - ine0)))"
+
+miss=$(dstat 1 resolver_miss) ign=$(dstat 1 rp_cnp_ignored)
+inject 4 cnp $n 0x7777
+inject 6 cnp $n 0x7778
+_topo_sleep 0.5
+read -r ind2 ine2 < <(udp4)
+tap_cmp "$(($(dstat 1 resolver_miss) - miss))" -eq $((2 * n)) "valid CNPs for unknown QPs: resolver_miss +$((2 * n))"
+tap_cmp "$(($(dstat 1 rp_cnp_ignored) - ign))" -eq $((2 * n)) "... and rp_cnp_ignored +$((2 * n))"
+tap_cmp "$((ind2 - ind1))" -eq 0 "... and consumed: UDP saw none of them"
+tap_cmp "$(dstat 1 malformed)" -eq "$m1b" "... and they are not malformed"
+
+# Out of veth1 through the stack: counted, and leave exactly as sent.
+ip netns exec "$TOPO_NS" tcpdump -i swp1 -w "$work/egress.pcap" -c $((2 * 10)) -nn \
+	"src host $(topo_ip 1) and udp dst port 4791" >/dev/null 2>"$work/tcpdump.err" &
+cap=$!
+for _ in $(seq 50); do
+	grep -q "listening on" "$work/tcpdump.err" && break
+	_topo_sleep 0.1
+done
+m1=$(dstat 1 malformed)
+for c in tver short; do $INJ raw veth1 "$(topo_ip 1)" "$(topo_ip 2)" "$c" 10; done
+# tcpdump exits by itself after 20 packets; killing it early loses the
+# ones it has not read yet.
+for _ in $(seq 100); do
+	kill -0 "$cap" 2>/dev/null || break
+	_topo_sleep 0.1
+done
+kill "$cap" 2>/dev/null
+wait "$cap" 2>/dev/null
+tap_cmp "$(($(dstat 1 malformed) - m1))" -eq 20 "egress: 2 kinds x 10 malformed packets counted"
+"$DP_PY" - "$work/egress.pcap" "$($INJ bytes "$(topo_ip 1)" "$(topo_ip 2)" tver)" \
+	"$($INJ bytes "$(topo_ip 1)" "$(topo_ip 2)" short)" <<'EOF'
+import struct, sys
+want = [bytes.fromhex(h) for h in sys.argv[2:]]
+f = open(sys.argv[1], 'rb'); f.read(24); seen = bad = 0
+while True:
+    rh = f.read(16)
+    if len(rh) < 16: break
+    d = f.read(struct.unpack('<I', rh[8:12])[0])[14:]
+    seen += 1
+    # TOS (not ECT-marked) and everything from UDP on must be as sent
+    if not any(d[1] == w[1] and d[20:] == w[20:] for w in want): bad += 1
+print(seen, bad)
+sys.exit(0 if seen == 20 and bad == 0 else 1)
+EOF
+tap_ok $? "egress: all 20 left untouched (TOS and UDP payload as sent)"
+
+# --- a CNP flood ------------------------------------------------------------------
+
+# Every CNP may cut (rp_rate_reduce_monitor_period 0): 20000 of them would
+# take any rate to zero if the floor did not hold. Increases come only from
+# the timer, every 2 s after the last cut (rp_byte_reset 0), and the target
+# is not clamped (rp_clamp_tgt_rate 0): right after the flood the rate sits
+# at the floor, and its first increase event takes it halfway back up.
+tap_diag "[${SECONDS} s] CNP flood"
+"$R" param set dev veth1 rp_rate_reduce_monitor_period 0 rp_time_reset 2000000 \
+	rp_byte_reset 0 rp_clamp_tgt_rate 0
+traffic 14s --rate 2 || tap_bail "rocegen did not start"
+_topo_sleep 2
+lqpn=$(dp_flow_json veth1 | jq -r '[.[] | select(.packets > 0)] | last | .lqpn')
+[ -n "$lqpn" ] && [ "$lqpn" != null ]
+tap_ok $? "the flow's local QPN: $lqpn" || lqpn=0x11
+h0=$(dstat 1 rp_cnp_handled) i0=$(dstat 1 rp_cnp_ignored)
+inject 4 cnp 20000 "$lqpn" &
+flood=$!
+fsel='[.[] | select(.packets > 0)] | last | {rate_kbps, target_kbps, alpha, cnp_handled, cnp_ignored, cuts, inc_timer}'
+: >"$work/flood"
+while kill -0 "$flood" 2>/dev/null; do
+	dp_flow_json veth1 | jq -c "$fsel" >>"$work/flood"
+	_topo_sleep 0.2
+done
+wait "$flood"
+after=$(dp_flow_json veth1 | jq -c "$fsel")
+_topo_sleep 3
+later=$(dp_flow_json veth1 | jq -c "$fsel")
+while read -r l; do tap_diag "during the flood: $l"; done <"$work/flood"
+tap_diag "right after:      $after"
+tap_diag "3 s later:        $later"
+h1=$(dstat 1 rp_cnp_handled) i1=$(dstat 1 rp_cnp_ignored)
+tap_cmp "$((h1 - h0 + i1 - i0))" -ge 20000 "20000 CNPs reached the RP (handled +$((h1 - h0)), ignored +$((i1 - i0)))"
+low=$(cat "$work/flood" <(echo "$after") <(echo "$later") | jq -s 'map(.rate_kbps) | min')
+tap_cmp "$low" -ge 1000 "the rate never went below rp_min_rate 1 Mb/s (lowest sample $low kb/s)"
+tap_cmp "$(jq .rate_kbps <<<"$after")" -eq 1000 "right after the flood it sits at the floor"
+tap_cmp "$(jq .rate_kbps <<<"$later")" -gt 1000 "the flow recovers ($(jq .rate_kbps <<<"$later") kb/s after 3 s)"
+wait "$CLI" "$SRV"
+"$R" param set dev veth1 rp_rate_reduce_monitor_period 1000 rp_time_reset 50000 \
+	rp_byte_reset 32767 rp_clamp_tgt_rate 1
+
+# --- the table's bound and idle expiry ----------------------------------------------
+
+tap_diag "[${SECONDS} s] flow_max 1 with 2 QPs, then idle expiry"
+full=$(dstat 1 flow_table_full)
+echo 1 >/sys/module/rocecc/parameters/flow_max
+traffic 3s --qps 2 || tap_bail "rocegen did not start"
+wait "$CLI" "$SRV"
+echo 16384 >/sys/module/rocecc/parameters/flow_max
+tap_diag "objects: $(dp_objects)"
+tap_cmp "$(($(dstat 1 flow_table_full) - full))" -gt 0 "with flow_max 1 the second QP's flow is refused and counted (flow_table_full +$(($(dstat 1 flow_table_full) - full)))"
+tap_cmp "$(jq .total.errors "$work/c.json")" -eq 0 "its traffic passes anyway ($(jq -c '[.qps[].messages]' "$work/c.json") messages)"
+echo 1000 >/sys/module/rocecc/parameters/flow_idle_ms
+_topo_sleep 3.5
+echo 10000 >/sys/module/rocecc/parameters/flow_idle_ms
+objs=$(dp_objects)
+tap_diag "objects after 3.5 s idle with flow_idle_ms 1000: $objs"
+tap_cmp "$(dp_kv "$objs" flows)" -eq 0 "idle flows expire"
+tap_cmp "$(dstat 1 flows)" -eq 0 "... and the flows gauge follows"
+tap_cmp "$(dp_kv "$objs" flows_alloc)" -eq "$(dp_kv "$objs" flows_free)" "... and are freed"
+
+# --- detach with live flows -------------------------------------------------------
+
+tap_diag "[${SECONDS} s] detach with live flows"
+traffic 5s || tap_bail "rocegen did not start"
+_topo_sleep 2
+before=$(dp_objects)
+tap_run "detach veth1 with live flows" "$R" dev detach veth1
+tap_diag "objects before: $before"
+tap_diag "objects after:  $(dp_objects)"
+tap_cmp "$("$R" -j flow show | jq '[.[] | select(.dev == "veth1")] | length')" -eq 0 "no flow of veth1 is left"
+wait "$CLI" "$SRV"
+tap_cmp "$(jq .total.errors "$work/c.json")" -eq 0 "the traffic went on without errors ($(jq .total.messages "$work/c.json") messages)"
+tap_run "attach veth1 again" attach_all 1
+
+# --- rmmod while traffic flows ------------------------------------------------------
+
+tap_diag "[${SECONDS} s] rmmod while traffic flows"
+traffic 6s || tap_bail "rocegen did not start"
+_topo_sleep 2
+tap_diag "objects: $(dp_objects); CNPs sent by host 2: $(dstat 2 np_cnp_sent)"
+tap_run "rmmod rocecc while traffic flows" dp_unload
+tap_diag "$(dmesg | grep 'rocecc: datapath' | tail -n 1)"
+wait "$CLI" "$SRV"
+tap_diag "traffic after rmmod: $(jq -c '{messages: .total.messages, errors: .total.errors}' "$work/c.json")"
+
+# --- deleting an attached device while traffic flows -----------------------------------
+
+tap_diag "[${SECONDS} s] ip link del veth1 while traffic flows"
+tap_run "reload rocecc.ko" insmod "$DP_KO"
+tap_run "attach veth1, veth2" attach_all
+traffic 6s || tap_bail "rocegen did not start"
+_topo_sleep 2
+tap_diag "objects: $(dp_objects)"
+# rxe holds veth1 until its QPs are destroyed: the delete completes once
+# rocegen, whose QPs went to the error state, is stopped.
+timeout 60 ip link del veth1 &
+del=$!
+_topo_sleep 1
+kill -INT "$CLI" "$SRV" 2>/dev/null
+wait "$CLI" "$SRV"
+wait "$del"
+tap_ok $? "ip link del veth1 while traffic flows"
+tap_diag "rocegen after the delete: $(jq -c '{messages: .total.messages, errors: .total.errors}' "$work/c.json" 2>/dev/null || echo none)"
+! "$R" dev show | grep -qw veth1
+tap_ok $? "veth1 is detached"
+tap_cmp "$("$R" -j flow show | jq '[.[] | select(.dev != "veth2")] | length')" -eq 0 "no flow of veth1 is left"
+tap_diag "objects: $(dp_objects)"
+tap_run "rmmod rocecc; allocations balance" dp_unload
+tap_diag "$(dmesg | grep 'rocecc: datapath' | tail -n 1)"
+dmesg | grep -E "WARNING|BUG|Oops|Call Trace|refcount|unregister_netdevice: waiting" >"$work/dmesg"
+[ ! -s "$work/dmesg" ]
+tap_ok $? "the kernel log has no warnings" || tap_diag "$(cat "$work/dmesg")"
+tap_done
