@@ -19,7 +19,7 @@ PKGS=(
 	perl jq python3 python3-scapy util-linux
 	# VM testbed: the guest boots Debian's kernel with the host's root
 	linux-image-amd64 qemu-system-x86 busybox-static kmod cpio xz-utils file
-	rdma-core ibverbs-utils ibverbs-providers perftest iproute2 tshark
+	rdma-core ibverbs-utils ibverbs-providers perftest iproute2 tshark tcpdump
 )
 
 missing=()
