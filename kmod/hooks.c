@@ -188,6 +188,36 @@ static void rocecc_flow_touch(struct rocecc_flow *f)
 		WRITE_ONCE(f->last_used, now);
 }
 
+/*
+ * What both hooks do first: the early return for everything that is not
+ * RoCEv2 on an attached device in init_net, then the shared parser. Returns
+ * the device for a parsed RoCEv2 packet, or NULL (malformed ones counted).
+ */
+static struct rocecc_dev *
+rocecc_hook_classify(struct sk_buff *skb, const struct nf_hook_state *state,
+		     const struct net_device *dev, u8 *buf, const u8 **data,
+		     u32 *n, u32 *plen, struct rocecc_pkt *pkt)
+{
+	struct rocecc_dev *rdev;
+	int res;
+
+	if (!rocecc_maybe_roce(skb, state->pf))
+		return NULL;
+	if (!dev || !net_eq(state->net, &init_net))
+		return NULL;
+	rdev = rocecc_dev_lookup_rcu(dev->ifindex);
+	if (!rdev)
+		return NULL;
+
+	res = rocecc_parse_skb(skb, buf, data, n, plen, pkt);
+	if (res != ROCECC_ROCE) {
+		if (res != ROCECC_NOT_ROCE)
+			rocecc_ctr_inc(rdev, ROCECC_CTR_MALFORMED);
+		return NULL;
+	}
+	return rdev;
+}
+
 static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 				    const struct nf_hook_state *state)
 {
@@ -202,22 +232,11 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	const u8 *data;
 	u32 n, plen;
 	u64 depart;
-	int res;
 
-	if (!rocecc_maybe_roce(skb, state->pf))
-		return NF_ACCEPT;
-	if (!state->out || !net_eq(state->net, &init_net))
-		return NF_ACCEPT;
-	rdev = rocecc_dev_lookup_rcu(state->out->ifindex);
+	rdev = rocecc_hook_classify(skb, state, state->out, buf, &data, &n,
+				    &plen, &pkt);
 	if (!rdev)
 		return NF_ACCEPT;
-
-	res = rocecc_parse_skb(skb, buf, &data, &n, &plen, &pkt);
-	if (res != ROCECC_ROCE) {
-		if (res != ROCECC_NOT_ROCE)
-			rocecc_ctr_inc(rdev, ROCECC_CTR_MALFORMED);
-		return NF_ACCEPT;
-	}
 	if (pkt.bth.opcode == ROCECC_OP_CNP)
 		return NF_ACCEPT;	/* ours, or someone's: untouched */
 
@@ -333,23 +352,12 @@ static unsigned int rocecc_hook_in(void *priv, struct sk_buff *skb,
 	struct rocecc_pkt pkt;
 	const u8 *data;
 	u32 n, plen;
-	int res;
 	u8 tr;
 
-	if (!rocecc_maybe_roce(skb, state->pf))
-		return NF_ACCEPT;
-	if (!state->in || !net_eq(state->net, &init_net))
-		return NF_ACCEPT;
-	rdev = rocecc_dev_lookup_rcu(state->in->ifindex);
+	rdev = rocecc_hook_classify(skb, state, state->in, buf, &data, &n,
+				    &plen, &pkt);
 	if (!rdev)
 		return NF_ACCEPT;
-
-	res = rocecc_parse_skb(skb, buf, &data, &n, &plen, &pkt);
-	if (res != ROCECC_ROCE) {
-		if (res != ROCECC_NOT_ROCE)
-			rocecc_ctr_inc(rdev, ROCECC_CTR_MALFORMED);
-		return NF_ACCEPT;
-	}
 
 	if (pkt.bth.opcode == ROCECC_OP_CNP) {
 		/* The whole CNP is in @data if it is a CNP at all. */

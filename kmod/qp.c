@@ -406,6 +406,22 @@ out:
 	}
 }
 
+/* Take the oldest entry off the resolver queue; its reference moves to us. */
+static struct rocecc_qp *rocecc_qp_dequeue(void)
+{
+	struct rocecc_qp *e;
+
+	spin_lock_irq(&rocecc_qp_queue_lock);
+	e = list_first_entry_or_null(&rocecc_qp_queue_list,
+				     struct rocecc_qp, work);
+	if (e) {
+		list_del_init(&e->work);
+		e->queued = false;
+	}
+	spin_unlock_irq(&rocecc_qp_queue_lock);
+	return e;
+}
+
 static void rocecc_qp_work_fn(struct work_struct *work)
 {
 	struct rocecc_qp_scratch *s;
@@ -413,17 +429,7 @@ static void rocecc_qp_work_fn(struct work_struct *work)
 
 	/* ib_qp_attr and ib_qp_init_attr: about 400 bytes, off the stack. */
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
-	for (;;) {
-		spin_lock_irq(&rocecc_qp_queue_lock);
-		e = list_first_entry_or_null(&rocecc_qp_queue_list,
-					     struct rocecc_qp, work);
-		if (e) {
-			list_del_init(&e->work);
-			e->queued = false;
-		}
-		spin_unlock_irq(&rocecc_qp_queue_lock);
-		if (!e)
-			break;
+	while ((e = rocecc_qp_dequeue())) {
 		if (s)
 			rocecc_qp_resolve(e, s);
 		rocecc_qp_put(e);
@@ -577,18 +583,7 @@ void rocecc_qp_exit(void)
 	rocecc_qp_running = false;
 	spin_unlock_irq(&rocecc_qp_queue_lock);
 	cancel_work_sync(&rocecc_qp_work);
-	for (;;) {
-		spin_lock_irq(&rocecc_qp_queue_lock);
-		e = list_first_entry_or_null(&rocecc_qp_queue_list,
-					     struct rocecc_qp, work);
-		if (e) {
-			list_del_init(&e->work);
-			e->queued = false;
-		}
-		spin_unlock_irq(&rocecc_qp_queue_lock);
-		if (!e)
-			break;
+	while ((e = rocecc_qp_dequeue()))
 		rocecc_qp_put(e);
-	}
 	rocecc_qp_flush(NULL, true);
 }
