@@ -128,6 +128,7 @@ struct rocecc_flow {
 	u32 lqpn;			/* local QPN, 0 = unknown */
 	u32 clamp_max;			/* rp_max_rate the RP was clamped for */
 	u32 clamp_min;			/* rp_min_rate ditto */
+	u32 clamp_div;			/* rp_rate_divisor ditto */
 	u32 clamp_line;			/* line rate ditto */
 	u16 cnp_sport;			/* UDP source port of our CNPs */
 	u8 laddr[16];			/* local address (CNP source) */

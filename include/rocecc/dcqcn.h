@@ -28,6 +28,8 @@
  *    where the ceiling is rp_max_rate when non-zero, else the line rate given
  *    at init. The floor is rp_min_rate (if it exceeds the ceiling, the
  *    ceiling wins). The rate never leaves [floor, ceiling].
+ *    Every rate (ceiling, floor, R_AI, R_HAI, the first-CNP rate) is divided
+ *    by rp_rate_divisor (rocecc_rp_kbps()); nothing else is.
  *
  *  - CNP at time t. First the state is advanced to t (see "Lazy evaluation").
  *    If the flow is not yet limited, it becomes limited for good: alpha =
@@ -150,13 +152,14 @@
  * Pacing: delay_ns(L) = L * 8e6 / rate_kbps
  *		      = (L * pace_mult + 2^(SHIFT - 1)) >> SHIFT,
  * pace_mult = (8e6 << SHIFT) / rate_kbps. With SHIFT 24 pace_mult is at
- * most 1.35e11 (at 1 Mb/s), so L may be up to 2^27 bytes without overflow,
+ * most 1.35e14 (at 1 kb/s, the lowest rate rp_rate_divisor allows), so L
+ * may be up to 2^17 bytes without overflow (a GSO skb is at most 64 KB),
  * and at least 33554 (at 4 Tb/s), so the truncation of pace_mult costs less
  * than 3e-5 relative error. The result is rounded to the nearest ns.
  */
 #define ROCECC_RP_PACE_SHIFT	24
 #define ROCECC_RP_PACE_NUM	(8000000ULL << ROCECC_RP_PACE_SHIFT)
-#define ROCECC_RP_PACE_LEN_MAX	134217728U	/* 2^27 */
+#define ROCECC_RP_PACE_LEN_MAX	131072U		/* 2^17 */
 
 /* Loop iterations, see "Bounded work" above. */
 #define ROCECC_RP_ALPHA_ITER_MAX	1025
@@ -192,29 +195,58 @@ struct rocecc_rp {
 	__u8 cnp_arrived;	/* a CNP arrived since the last alpha tick */
 };
 
-/* Rate ceiling in kb/s: rp_max_rate if set, else the line rate. */
+/*
+ * A rate parameter in Mb/s as the RP's kb/s, divided by rp_rate_divisor
+ * (0 is taken as 1) and rounded to the nearest kb/s; a non-zero rate stays
+ * at least 1 kb/s, so a divided R_AI never becomes "no increase".
+ */
+static inline __u32 rocecc_rp_kbps(const struct rocecc_params *p, __u32 mbps)
+{
+	__u32 div = p->v[ROCECC_PARAM_RP_RATE_DIVISOR];
+	__u64 k;
+
+	if (div <= 1)
+		return mbps * 1000U;
+	k = rocecc_div_u64((__u64)mbps * 1000U + div / 2, div);
+	return k || !mbps ? (__u32)k : 1;
+}
+
+/*
+ * Rate ceiling in kb/s: rp_max_rate if set, else the line rate, both
+ * divided by rp_rate_divisor.
+ */
 static inline __u32 rocecc_rp_ceiling(const struct rocecc_rp *rp,
 				      const struct rocecc_params *p)
 {
 	__u32 mbps = p->v[ROCECC_PARAM_RP_MAX_RATE];
+	__u32 div = p->v[ROCECC_PARAM_RP_RATE_DIVISOR];
+	__u32 k;
 
 	if (mbps && mbps <= ROCECC_RATE_MAX_MBPS)
-		return mbps * 1000U;
-	return rp->line_rate;
+		return rocecc_rp_kbps(p, mbps);
+	if (div <= 1)
+		return rp->line_rate;
+	k = (__u32)rocecc_div_u64((__u64)rp->line_rate + div / 2, div);
+	return k ? k : 1;
 }
 
-/* Rate floor in kb/s: rp_min_rate, at least 1 Mb/s, at most the ceiling. */
+/*
+ * Rate floor in kb/s: rp_min_rate (at least 1 Mb/s) divided by
+ * rp_rate_divisor, at most the ceiling.
+ */
 static inline __u32 rocecc_rp_floor(const struct rocecc_rp *rp,
 				    const struct rocecc_params *p)
 {
 	__u32 mbps = p->v[ROCECC_PARAM_RP_MIN_RATE];
 	__u32 top = rocecc_rp_ceiling(rp, p);
+	__u32 k;
 
 	if (mbps < 1)
 		mbps = 1;
-	if (mbps > top / 1000U)
+	if (mbps > ROCECC_RATE_MAX_MBPS)
 		return top;
-	return mbps * 1000U;
+	k = rocecc_rp_kbps(p, mbps);
+	return k < top ? k : top;
 }
 
 /* A period parameter in us, as ns; 0 (invalid) is taken as 1 us. */
@@ -319,9 +351,11 @@ static inline void rocecc_rp_increase(struct rocecc_rp *rp,
 			d = 0;				/* fast recovery */
 			run = f - *stage;
 		} else if (lo > f) {
-			d = p->v[ROCECC_PARAM_RP_HAI_RATE] * 1000U; /* hyper */
+			d = rocecc_rp_kbps(p,		/* hyper */
+					   p->v[ROCECC_PARAM_RP_HAI_RATE]);
 		} else {
-			d = p->v[ROCECC_PARAM_RP_AI_RATE] * 1000U; /* additive */
+			d = rocecc_rp_kbps(p,		/* additive */
+					   p->v[ROCECC_PARAM_RP_AI_RATE]);
 			if (other > f)
 				run = f - *stage;	/* then hyper */
 		}
@@ -469,10 +503,9 @@ static inline bool rocecc_rp_on_cnp(struct rocecc_rp *rp,
 		r = p->v[ROCECC_PARAM_RP_INITIAL_ALPHA_VALUE];
 		rp->alpha = r < 1023 ? r : 1023;
 		r = p->v[ROCECC_PARAM_RP_RATE_TO_SET_ON_FIRST_CNP];
-		if (!r || r > top / 1000U)
+		r = r && r <= ROCECC_RATE_MAX_MBPS ? rocecc_rp_kbps(p, r) : top;
+		if (r > top)
 			r = top;
-		else
-			r *= 1000U;
 		rp->rate = r > bottom ? r : bottom;
 		rp->target = rp->rate;
 		rp->next_alpha = t + rocecc_rp_period_ns(p,

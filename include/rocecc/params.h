@@ -105,6 +105,8 @@ rocecc_param_info(unsigned int id)
 			"np_cnp_dscp", "dscp", 0, 63, { 48, 48 } },
 		[ROCECC_PARAM_NP_CNP_PRIO] = {
 			"np_cnp_prio", "pcp", 0, 7, { 6, 6 } },
+		[ROCECC_PARAM_RP_RATE_DIVISOR] = {
+			"rp_rate_divisor", "1/x", 1, 1000000, { 1, 1 } },
 	};
 
 	if (id == ROCECC_PARAM_UNSPEC || id > ROCECC_PARAM_MAX)

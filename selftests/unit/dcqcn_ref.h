@@ -51,18 +51,29 @@ static inline uint64_t ref_pv(const struct rocecc_params *p, int id)
 	return p->v[id];
 }
 
+/* kb/s divided by rp_rate_divisor, to nearest, non-zero stays >= 1 */
+static inline uint64_t ref_div(const struct rocecc_params *p, uint64_t kbps)
+{
+	uint64_t d = ref_pv(p, ROCECC_PARAM_RP_RATE_DIVISOR), q;
+
+	if (d <= 1 || kbps == 0)
+		return kbps;
+	q = (uint64_t)((double)kbps / (double)d + 0.5);
+	return q ? q : 1;
+}
+
 static inline uint64_t ref_ceiling(const struct ref_rp *r,
 				   const struct rocecc_params *p)
 {
 	uint64_t m = ref_pv(p, ROCECC_PARAM_RP_MAX_RATE);
 
-	return m ? m * 1000 : r->line;
+	return ref_div(p, m ? m * 1000 : r->line);
 }
 
 static inline uint64_t ref_floor(const struct ref_rp *r,
 				 const struct rocecc_params *p)
 {
-	uint64_t f = ref_pv(p, ROCECC_PARAM_RP_MIN_RATE) * 1000;
+	uint64_t f = ref_div(p, ref_pv(p, ROCECC_PARAM_RP_MIN_RATE) * 1000);
 	uint64_t c = ref_ceiling(r, p);
 
 	return f < c ? f : c;
@@ -166,9 +177,9 @@ static inline void ref_increase(struct ref_rp *r,
 	if (hi <= f)
 		;				/* fast recovery */
 	else if (lo > f)
-		r->target += ref_pv(p, ROCECC_PARAM_RP_HAI_RATE) * 1000;
+		r->target += ref_div(p, ref_pv(p, ROCECC_PARAM_RP_HAI_RATE) * 1000);
 	else
-		r->target += ref_pv(p, ROCECC_PARAM_RP_AI_RATE) * 1000;
+		r->target += ref_div(p, ref_pv(p, ROCECC_PARAM_RP_AI_RATE) * 1000);
 	if (r->target > ref_ceiling(r, p))
 		r->target = ref_ceiling(r, p);
 	r->rate = (r->rate + r->target + 1) / 2;
@@ -225,8 +236,8 @@ static inline int ref_cnp(struct ref_rp *r, const struct rocecc_params *p,
 	if (!r->limited) {
 		r->limited = 1;
 		r->alpha = ref_pv(p, ROCECC_PARAM_RP_INITIAL_ALPHA_VALUE);
-		first = ref_pv(p, ROCECC_PARAM_RP_RATE_TO_SET_ON_FIRST_CNP) *
-			1000;
+		first = ref_div(p, ref_pv(p,
+				ROCECC_PARAM_RP_RATE_TO_SET_ON_FIRST_CNP) * 1000);
 		if (first == 0 || first > ref_ceiling(r, p))
 			first = ref_ceiling(r, p);
 		if (first < ref_floor(r, p))

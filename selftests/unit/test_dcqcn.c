@@ -621,7 +621,7 @@ static void test_byte_unit(void)
 static void test_pacing(void)
 {
 	static const uint32_t lens[] = { 1, 64, 1024, 1500, 4096, 9000, 65536,
-					 1 << 20, ROCECC_RP_PACE_LEN_MAX };
+					 ROCECC_RP_PACE_LEN_MAX };
 	struct rocecc_params p;
 	struct rocecc_rp rp;
 	double exact, err, worst_rel = 0, worst_abs = 0;
@@ -662,6 +662,89 @@ static void test_pacing(void)
 	tap_diag("pacing: worst absolute error %.3f ns (delays < 1 us)",
 		 worst_abs);
 	tap_ok(worst_rel < 0.001, "pacing: relative error < 0.1%% above 1 us");
+}
+
+/* ------------------------------------------------------------------ */
+
+/*
+ * rp_rate_divisor: a profile run on a link N times slower, time constants
+ * unchanged. The same CNP trace with and without the divisor must give
+ * rates in the ratio 1/N all along (within rounding of the kb/s unit), and
+ * the pacing delays N times longer.
+ */
+static void test_divisor(void)
+{
+	static const unsigned int prof[] = { ROCECC_PROFILE_MLX5,
+					     ROCECC_PROFILE_PAPER };
+	static const uint32_t divs[] = { 5000, 2000 };
+	struct rocecc_params p1, pn;
+	struct rocecc_rp a, b;
+	unsigned int i, k, bad, n;
+	uint64_t t, exp, worst;
+
+	for (i = 0; i < ARRAY_SIZE(prof); i++) {
+		use_profile(&p1, prof[i]);
+		pn = p1;
+		pn.v[ROCECC_PARAM_RP_RATE_DIVISOR] = divs[i];
+		rocecc_rp_init(&a, &p1, G100);
+		rocecc_rp_init(&b, &pn, G100);
+		tap_eq(b.rate, G100 / divs[i],
+		       "divisor %u: a 100 Gb/s line starts at %u kb/s",
+		       divs[i], G100 / divs[i]);
+		/* a CNP every 80 us for 4 ms, then 20 ms of recovery */
+		bad = n = 0;
+		worst = 0;
+		for (t = 0; t < 24 * MS; t += 10 * US) {
+			if (t < 4 * MS && t % (80 * US) == 0) {
+				cnp(&a, &p1, t);
+				cnp(&b, &pn, t);
+			} else {
+				adv(&a, &p1, t);
+				adv(&b, &pn, t);
+			}
+			exp = (a.rate + divs[i] / 2) / divs[i];
+			k = b.rate > exp ? b.rate - exp : exp - b.rate;
+			if (k > worst)
+				worst = k;
+			/*
+			 * kb/s rounding: each cut or increase rounds by at
+			 * most 1 kb/s and the halving of R_T - R_C halves
+			 * what earlier events carried, so the error stays a
+			 * few kb/s and does not grow with the trace.
+			 */
+			if (k > 5 + exp / 100)
+				bad++;
+			n++;
+		}
+		tap_ok(bad == 0,
+		       "%s profile, divisor %u: rate = undivided rate / %u within 1%% + 5 kb/s at %u instants (worst %" PRIu64 " kb/s)",
+		       prof[i] ? "paper" : "mlx5", divs[i], divs[i], n, worst);
+		tap_ok(b.cnp_handled == a.cnp_handled && b.alpha == a.alpha,
+		       "%s profile, divisor %u: the same cuts (%" PRIu64 ") and alpha (%u)",
+		       prof[i] ? "paper" : "mlx5", divs[i], (uint64_t)b.cnp_handled,
+		       b.alpha);
+	}
+
+	use_profile(&pn, ROCECC_PROFILE_MLX5);
+	pn.v[ROCECC_PARAM_RP_RATE_DIVISOR] = 5000;
+	rocecc_rp_init(&b, &pn, G100);
+	tap_eq(rocecc_rp_floor(&b, &pn), 1,
+	       "divisor 5000: rp_min_rate 1 Mb/s floors at 1 kb/s, not 0");
+	tap_eq(rocecc_rp_kbps(&pn, pn.v[ROCECC_PARAM_RP_AI_RATE]), 1,
+	       "divisor 5000: R_AI 5 Mb/s is 1 kb/s");
+	tap_eq(rocecc_rp_kbps(&pn, pn.v[ROCECC_PARAM_RP_HAI_RATE]), 10,
+	       "divisor 5000: R_HAI 50 Mb/s is 10 kb/s");
+	pn.v[ROCECC_PARAM_RP_MAX_RATE] = 1;
+	rocecc_rp_reclamp(&b, &pn, G100);
+	tap_eq(b.rate, 1, "divisor 5000: rp_max_rate 1 Mb/s is 1 kb/s");
+	tap_eq(rocecc_rp_delay_ns(&b, 1500), 12 * SEC,
+	       "1 kb/s: 1500 B take 12 s");
+	tap_eq(rocecc_rp_delay_ns(&b, ROCECC_RP_PACE_LEN_MAX), 1048576 * MS,
+	       "1 kb/s: ROCECC_RP_PACE_LEN_MAX bytes take 1048.576 s, no overflow");
+	pn.v[ROCECC_PARAM_RP_MAX_RATE] = 0;
+	pn.v[ROCECC_PARAM_RP_RATE_DIVISOR] = 1000000;
+	rocecc_rp_reclamp(&b, &pn, 1000);
+	tap_eq(b.rate, 1, "divisor 1000000 on a 1 Mb/s line: 1 kb/s, not 0");
 }
 
 /* ------------------------------------------------------------------ */
@@ -832,6 +915,8 @@ static void random_params(struct rng *r, struct rocecc_params *p)
 		rnd_log(r, 1, 10000000) : 0;
 	p->v[ROCECC_PARAM_RP_INITIAL_ALPHA_VALUE] = rnd(r, 1024);
 	p->v[ROCECC_PARAM_RP_GD] = rnd(r, 2) ? 11 : 1 + rnd(r, 15);
+	p->v[ROCECC_PARAM_RP_RATE_DIVISOR] = rnd(r, 2) ? 1 :
+					     rnd_log(r, 1, 1000000);
 	/* now and then, the ends of the ranges */
 	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
 		pi = rocecc_param_info(id);
@@ -1050,6 +1135,7 @@ int main(void)
 	test_clamp();
 	test_byte_unit();
 	test_pacing();
+	test_divisor();
 	test_np();
 	test_worst_case();
 	test_random();

@@ -38,6 +38,7 @@ static const struct want want[] = {
 	{ "np_min_time_between_cnps",      4,     50,   0, 10000000 },
 	{ "np_cnp_dscp",                  48,     48,   0, 63 },
 	{ "np_cnp_prio",                   6,      6,   0, 7 },
+	{ "rp_rate_divisor",               1,      1,   1, 1000000 },
 };
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))

@@ -70,6 +70,15 @@ enum rocecc_param {
 	ROCECC_PARAM_NP_CNP_DSCP,
 	/* 0..7: 802.1p priority (skb->priority) of the CNPs this host sends */
 	ROCECC_PARAM_NP_CNP_PRIO,
+	/*
+	 * 1..1000000, ours (no mlx5 knob): every rate the RP works with
+	 * (rp_max_rate, the line rate, rp_min_rate, rp_ai_rate, rp_hai_rate,
+	 * rp_rate_to_set_on_first_cnp) is divided by this; time and byte
+	 * constants are not. 1 on real links. It runs a profile made for a
+	 * fast link, time constants unchanged, on an emulated link that many
+	 * times slower (selftests/vm/README, "rate scaling").
+	 */
+	ROCECC_PARAM_RP_RATE_DIVISOR,
 
 	__ROCECC_PARAM_MAX,
 	ROCECC_PARAM_MAX = __ROCECC_PARAM_MAX - 1
