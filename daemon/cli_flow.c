@@ -4,7 +4,7 @@
  * local QP, DCQCN rates and alpha, traffic, CNPs both ways, pacing budget);
  * -s adds pacing, increase and timing statistics; -j prints every
  * attribute as JSON (rates in kb/s, times in ns of CLOCK_MONOTONIC, 0 =
- * never).
+ * never). Also the monitor's lines for the flow events.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -161,9 +161,10 @@ static const char *const flow_json_name[ROCECC_FLOW_A_MAX + 1] = {
 	[ROCECC_FLOW_A_BUDGET_KNOWN] = "budget_known",
 };
 
-static json_object *flow_json(const struct flow *f, const char *dev)
+/* Every attribute of @f into @o, after "dev" and "ifindex". */
+static void flow_json_add(json_object *o, const struct flow *f,
+			  const char *dev)
 {
-	json_object *o = json_object_new_object();
 	char buf[INET6_ADDRSTRLEN];
 	unsigned int t;
 
@@ -179,6 +180,13 @@ static json_object *flow_json(const struct flow *f, const char *dev)
 			json_object_object_add(o, flow_json_name[t],
 					       json_object_new_uint64(u64_of(f, t)));
 	}
+}
+
+static json_object *flow_json(const struct flow *f, const char *dev)
+{
+	json_object *o = json_object_new_object();
+
+	flow_json_add(o, f, dev);
 	return o;
 }
 
@@ -245,18 +253,27 @@ static void flow_text(struct flow_ctx *c, const struct flow *f,
 	       ago(c, u64_of(f, ROCECC_FLOW_A_LAST_CNP_TX), b3, sizeof(b3)));
 }
 
+/* Parse one message of a flow; -1 if it carries none. */
+static int flow_parse(const struct nlmsghdr *nlh, struct flow *f,
+		      char name[IF_NAMESIZE])
+{
+	memset(f, 0, sizeof(*f));
+	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_attr_cb, f);
+	if (!f->tb[ROCECC_FLOW_A_RADDR])
+		return -1;
+	if (!if_indextoname(f->ifindex, name))
+		snprintf(name, IF_NAMESIZE, "if%u", f->ifindex);
+	return 0;
+}
+
 static int flow_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct flow_ctx *c = data;
-	char name[IF_NAMESIZE] = "?";
+	char name[IF_NAMESIZE];
 	struct flow f;
 
-	memset(&f, 0, sizeof(f));
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_attr_cb, &f);
-	if (!f.tb[ROCECC_FLOW_A_RADDR])
+	if (flow_parse(nlh, &f, name))
 		return MNL_CB_OK;
-	if (!if_indextoname(f.ifindex, name))
-		snprintf(name, sizeof(name), "if%u", f.ifindex);
 	if (c->o->json)
 		json_object_array_add(c->arr, flow_json(&f, name));
 	else
@@ -315,4 +332,40 @@ int cli_flow(struct rnl *nl, const struct cli_flow_opts *o, int argc,
 		json_object_put(c.arr);
 	}
 	return CLI_EXIT_OK;
+}
+
+int cli_flow_event(const struct nlmsghdr *nlh, const char *ev, bool json)
+{
+	char ra[INET6_ADDRSTRLEN], name[IF_NAMESIZE];
+	struct flow f;
+
+	if (flow_parse(nlh, &f, name))
+		return -1;
+	if (json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "event", json_object_new_string(ev));
+		flow_json_add(o, &f, name);
+		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+		return 0;
+	}
+	/* "created dev veth1 ifindex 3 raddr 10.0.0.2 rqpn 0x11 ...". */
+	printf("%s dev %s ifindex %u raddr %s rqpn %#llx", ev, name, f.ifindex,
+	       addr_str(&f, ROCECC_FLOW_A_RADDR, ra, sizeof(ra)),
+	       (unsigned long long)u64_of(&f, ROCECC_FLOW_A_RQPN));
+	if (f.tb[ROCECC_FLOW_A_LQPN])
+		printf(" lqpn %#llx",
+		       (unsigned long long)u64_of(&f, ROCECC_FLOW_A_LQPN));
+	/* Counters come with FLOW_EXPIRED: the flow's final ones. */
+	if (f.tb[ROCECC_FLOW_A_PACKETS])
+		printf(" packets %llu bytes %llu rate %.3fM cnp_handled %llu cnp_sent %llu ce_seen %llu",
+		       (unsigned long long)u64_of(&f, ROCECC_FLOW_A_PACKETS),
+		       (unsigned long long)u64_of(&f, ROCECC_FLOW_A_BYTES),
+		       u64_of(&f, ROCECC_FLOW_A_RC) / 1000.0,
+		       (unsigned long long)u64_of(&f, ROCECC_FLOW_A_CNP_HANDLED),
+		       (unsigned long long)u64_of(&f, ROCECC_FLOW_A_CNP_SENT),
+		       (unsigned long long)u64_of(&f, ROCECC_FLOW_A_CE_SEEN));
+	putchar('\n');
+	return 0;
 }

@@ -22,4 +22,12 @@ struct cli_flow_opts {
 int cli_flow(struct rnl *nl, const struct cli_flow_opts *o, int argc,
 	     char **argv);
 
+/*
+ * Print a flow event (FLOW_CREATED, FLOW_EXPIRED) for rocecc monitor:
+ * "EV dev DEV ifindex N raddr ADDR rqpn 0xQPN [lqpn 0xQPN] [counters]",
+ * or (@json) one JSON object, "event": EV and the keys of flow show -j.
+ * Returns 0, or -1 (nothing printed) if the message has no flow.
+ */
+int cli_flow_event(const struct nlmsghdr *nlh, const char *ev, bool json);
+
 #endif /* _ROCECC_CLI_FLOW_H */

@@ -59,7 +59,9 @@ static void usage(FILE *f)
 		"  rocecc param set [dev DEV | default] NAME VALUE [NAME VALUE ...]\n"
 		"  rocecc param profile [dev DEV | default] { mlx5 | paper }\n"
 		"  rocecc flow show [dev DEV]     flows of the datapath (-s: statistics)\n"
-		"  rocecc monitor                 print events until interrupted\n"
+		"  rocecc monitor                 print events until interrupted: devices\n"
+		"                                 attached/detached/gone, parameters changed,\n"
+		"                                 flows created/expired\n"
 		"\n"
 		"Parameter sets: 'default' (the default without 'dev') is what devices\n"
 		"attached later start with; 'dev DEV' is an attached device's own set.\n"
@@ -542,6 +544,12 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 	case ROCECC_CMD_PARAM_CHANGED:
 		ev = "changed";
 		break;
+	case ROCECC_CMD_FLOW_CREATED:
+	case ROCECC_CMD_FLOW_EXPIRED:
+		ev = g->cmd == ROCECC_CMD_FLOW_CREATED ? "created" : "expired";
+		if (!cli_flow_event(nlh, ev, c->json))
+			fflush(stdout);
+		return MNL_CB_OK;
 	default:
 		return MNL_CB_OK;
 	}

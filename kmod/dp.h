@@ -10,7 +10,8 @@
  *	     periodic maintenance work, the fq qdisc check
  *  hooks.c  the four netfilter hooks (IPv4/IPv6 POST_ROUTING and LOCAL_IN):
  *	     classification with the shared parser, ECT(0) marking
- *  flow.c   the flow table and the genetlink flow dump
+ *  flow.c   the flow table, the genetlink flow dump and the flow events
+ *	     (FLOW_CREATED, FLOW_EXPIRED)
  *  rp.c     reaction point: byte counting, EDT pacing with the QP's
  *	     timeout budget, the reaction to a CNP
  *  np.c     notification point: the CNP decision, CNP construction and

@@ -17,6 +17,23 @@
  * running callback) and frees the flow after a grace period (lookups may
  * still hold it).
  *
+ * Events (multicast group "events", only while somebody listens):
+ * FLOW_CREATED when a flow is inserted, FLOW_EXPIRED with its final
+ * counters when the maintenance work removes it for idleness. None for
+ * flows removed by detach, a device's unregistration or unload (their
+ * DEV_DETACHED / DEV_GONE says it), nor for flows refused at flow_max (the
+ * counter says it). FLOW_CREATED is built in the packet path, in softirq:
+ * it is small (ifindex and key, 40 bytes of attributes; no counters, all
+ * zero then), allocated with GFP_ATOMIC before the table lock is taken,
+ * and multicast under the table lock right after the insert, so that it
+ * precedes the flow's removal and thus its FLOW_EXPIRED. That costs one
+ * skb and one netlink_broadcast() per new flow while a listener exists,
+ * as conntrack's NEW events do; deferring it to a work item would need a
+ * queue in every flow, a lifetime rule against the reaper and its own
+ * ordering against FLOW_EXPIRED, to gain only the local QPN (which the
+ * hook learns just after the insert). An event that cannot be allocated
+ * or delivered is lost; the packet never notices.
+ *
  * Memory: struct rocecc_flow is 464 bytes on x86-64 (its own slab cache,
  * object size printed at load), of which the RP state is 120, the NP state
  * 40 and the hrtimer 64; the bucket array is 8 bytes a bucket (8 KiB by
@@ -76,23 +93,29 @@ struct rocecc_flow *rocecc_flow_lookup(const struct rocecc_flow_key *key,
 }
 
 /*
- * Bring the RP back into [floor, ceiling] if rp_max_rate, rp_min_rate or
- * the line rate changed since the flow last looked. Caller holds f->lock.
+ * Bring the RP back into [floor, ceiling] if rp_max_rate, rp_min_rate,
+ * rp_rate_divisor or the line rate changed since the flow last looked.
+ * Caller holds f->lock.
  */
 void rocecc_flow_sync_params(struct rocecc_flow *f,
 			     const struct rocecc_params *p, u32 line_kbps)
 {
 	u32 mx = p->v[ROCECC_PARAM_RP_MAX_RATE];
 	u32 mn = p->v[ROCECC_PARAM_RP_MIN_RATE];
+	u32 div = p->v[ROCECC_PARAM_RP_RATE_DIVISOR];
 
 	if (likely(f->clamp_max == mx && f->clamp_min == mn &&
-		   f->clamp_line == line_kbps))
+		   f->clamp_div == div && f->clamp_line == line_kbps))
 		return;
 	f->clamp_max = mx;
 	f->clamp_min = mn;
+	f->clamp_div = div;
 	f->clamp_line = line_kbps;
 	rocecc_rp_reclamp(&f->rp, p, line_kbps);
 }
+
+static void rocecc_flow_announce_expired(struct rocecc_flow *list);
+static struct sk_buff *rocecc_flow_created_msg(const struct rocecc_flow_key *key);
 
 static struct rocecc_flow *rocecc_flow_alloc(struct rocecc_dev *rdev,
 					     const struct rocecc_flow_key *key,
@@ -113,6 +136,7 @@ static struct rocecc_flow *rocecc_flow_alloc(struct rocecc_dev *rdev,
 	rocecc_rp_init(&f->rp, p, line);
 	f->clamp_max = p->v[ROCECC_PARAM_RP_MAX_RATE];
 	f->clamp_min = p->v[ROCECC_PARAM_RP_MIN_RATE];
+	f->clamp_div = p->v[ROCECC_PARAM_RP_RATE_DIVISOR];
 	f->clamp_line = line;
 	rocecc_np_init(&f->np);
 	rocecc_np_timer_init(f);
@@ -133,13 +157,14 @@ static void rocecc_flow_free_rcu(struct rcu_head *head)
 /*
  * The flow of @key on @rdev, created if absent (and the table has room).
  * Under rcu_read_lock(), any context. NULL if the table is full or memory
- * is short.
+ * is short. A new flow is announced (FLOW_CREATED, see the top).
  */
 struct rocecc_flow *rocecc_flow_get(struct rocecc_dev *rdev,
 				    const struct rocecc_flow_key *key,
 				    const struct rocecc_params *p)
 {
 	struct rocecc_flow *f, *old;
+	struct sk_buff *ev = NULL;
 
 	f = rocecc_flow_lookup(key, rdev);
 	if (likely(f))
@@ -156,6 +181,8 @@ struct rocecc_flow *rocecc_flow_get(struct rocecc_dev *rdev,
 		atomic_dec(&rocecc_flow_total);
 		return NULL;
 	}
+	if (rocecc_genl_flow_event_wanted())
+		ev = rocecc_flow_created_msg(key);
 
 	spin_lock_bh(&rocecc_flow_lock);
 	/* Another CPU may have inserted it meanwhile. */
@@ -165,10 +192,22 @@ struct rocecc_flow *rocecc_flow_get(struct rocecc_dev *rdev,
 		atomic_dec(&rocecc_flow_total);
 		kmem_cache_free(rocecc_flow_cache, f);
 		atomic64_inc(&rocecc_dp_objs.flows_free);
+		nlmsg_free(ev);
 		return old;
 	}
 	hlist_add_head_rcu(&f->node,
 			   &rocecc_flow_tbl[rocecc_flow_hash(key)]);
+	/*
+	 * Announced before anybody can remove it (removals take this lock),
+	 * unless detach has unpublished @rdev already: the flow is a
+	 * straggler the maintenance work removes without an event.
+	 */
+	if (ev) {
+		if (rocecc_dev_lookup_rcu(key->ifindex) == rdev)
+			rocecc_genl_flow_event_send(ev);
+		else
+			nlmsg_free(ev);
+	}
 	spin_unlock_bh(&rocecc_flow_lock);
 	rocecc_ctr_inc(rdev, ROCECC_CTR_FLOWS);
 	return f;
@@ -200,18 +239,21 @@ static void rocecc_flow_unhash(struct rocecc_flow *f, struct rocecc_flow **reap)
 
 /*
  * Free unhashed flows: wait for a running timer callback (it cannot rearm
- * a dead flow), then free after a grace period (RCU readers may still see
- * the flow). Process context, no locks held: the callback takes the flow
- * lock.
+ * a dead flow), announce them if they @expired (FLOW_EXPIRED), then free
+ * them after a grace period (RCU readers may still see them). Process
+ * context, no locks held: the callback takes the flow lock.
  */
-static void rocecc_flow_reap(struct rocecc_flow *reap)
+static void rocecc_flow_reap(struct rocecc_flow *reap, bool expired)
 {
 	struct rocecc_flow *f;
 
+	for (f = reap; f; f = f->reap_next)
+		hrtimer_cancel(&f->np_timer);
+	if (expired && reap)
+		rocecc_flow_announce_expired(reap);
 	while (reap) {
 		f = reap;
 		reap = f->reap_next;
-		hrtimer_cancel(&f->np_timer);
 		call_rcu(&f->rcu, rocecc_flow_free_rcu);
 	}
 }
@@ -232,17 +274,18 @@ void rocecc_flow_flush(const struct rocecc_dev *owner, bool all)
 				rocecc_flow_unhash(f, &reap);
 		spin_unlock_bh(&rocecc_flow_lock);
 	}
-	rocecc_flow_reap(reap);
+	rocecc_flow_reap(reap, false);
 }
 
 /*
  * Maintenance (process context): remove flows idle for flow_idle_ms
- * (unless a CNP is pending) and flows whose attachment is gone.
+ * (unless a CNP is pending), announcing them (FLOW_EXPIRED), and flows
+ * whose attachment is gone, silently.
  */
 void rocecc_flow_gc(void)
 {
 	unsigned long idle = msecs_to_jiffies(READ_ONCE(rocecc_flow_idle_ms));
-	struct rocecc_flow *f, *reap = NULL;
+	struct rocecc_flow *f, *reap = NULL, *expired = NULL;
 	struct hlist_node *tmp;
 	unsigned int b;
 	bool stale, busy;
@@ -266,12 +309,13 @@ void rocecc_flow_gc(void)
 				if (busy)
 					continue;
 			}
-			rocecc_flow_unhash(f, &reap);
+			rocecc_flow_unhash(f, stale ? &reap : &expired);
 		}
 		spin_unlock_bh(&rocecc_flow_lock);
 		cond_resched();
 	}
-	rocecc_flow_reap(reap);
+	rocecc_flow_reap(reap, false);
+	rocecc_flow_reap(expired, true);
 }
 
 int rocecc_flow_init(void)
@@ -332,6 +376,11 @@ struct rocecc_flow_snap {
 	struct rocecc_np np;
 };
 
+/*
+ * Copy @f under its lock. With @p (a live flow, for a dump) the RP is
+ * first brought up to date with @p, @line and the time; without (an
+ * expired flow) it is copied as the flow left it.
+ */
 static void rocecc_flow_snapshot(struct rocecc_flow *f,
 				 const struct rocecc_params *p, u32 line,
 				 struct rocecc_flow_snap *s)
@@ -340,11 +389,13 @@ static void rocecc_flow_snapshot(struct rocecc_flow *f,
 	u64 inc;
 
 	spin_lock_bh(&f->lock);
-	rocecc_flow_sync_params(f, p, line);
-	inc = f->rp.inc_timer + f->rp.inc_byte;
-	rocecc_rp_advance(&f->rp, p, now);
-	if (f->rp.inc_timer + f->rp.inc_byte != inc)
-		f->last_increase = now;
+	if (p) {
+		rocecc_flow_sync_params(f, p, line);
+		inc = f->rp.inc_timer + f->rp.inc_byte;
+		rocecc_rp_advance(&f->rp, p, now);
+		if (f->rp.inc_timer + f->rp.inc_byte != inc)
+			f->last_increase = now;
+	}
 	s->key = f->key;
 	memcpy(s->laddr, f->laddr, sizeof(s->laddr));
 	s->laddr_family = f->laddr_family;
@@ -434,33 +485,138 @@ static int rocecc_flow_fill(struct sk_buff *skb,
 	return 0;
 }
 
+/*
+ * What rocecc_flow_fill() puts at most, and DEV_IFINDEX and the FLOW nest
+ * around it: the payload of a FLOW_EXPIRED event. Keep it in step.
+ */
+static size_t rocecc_flow_msg_size(void)
+{
+	return nla_total_size(sizeof(u32)) +		/* DEV_IFINDEX */
+	       nla_total_size(0) +			/* FLOW */
+	       2 * nla_total_size(16) +			/* RADDR, LADDR */
+	       7 * nla_total_size(sizeof(u32)) +	/* RQPN ... QP_TIMEOUT */
+	       2 * nla_total_size(sizeof(u8)) +		/* LIMITED, BUDGET_KNOWN */
+	       20 * nla_total_size_64bit(sizeof(u64));	/* counters, times */
+}
+
+/*
+ * DEV_IFINDEX and the FLOW nest: everything of @s, or (@s NULL) only the
+ * key @key.
+ */
+static int rocecc_flow_put(struct sk_buff *skb,
+			   const struct rocecc_flow_key *key,
+			   const struct rocecc_flow_snap *s)
+{
+	struct nlattr *nest;
+
+	if (nla_put_u32(skb, ROCECC_A_DEV_IFINDEX, key->ifindex))
+		return -EMSGSIZE;
+	nest = nla_nest_start(skb, ROCECC_A_FLOW);
+	if (!nest)
+		return -EMSGSIZE;
+	if (s ? rocecc_flow_fill(skb, s) :
+		(nla_put(skb, ROCECC_FLOW_A_RADDR, 16, key->raddr) ||
+		 nla_put_u32(skb, ROCECC_FLOW_A_RQPN, key->rqpn))) {
+		nla_nest_cancel(skb, nest);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
 static int rocecc_flow_fill_msg(struct sk_buff *skb,
 				struct netlink_callback *cb,
 				const struct genl_family *family, u8 cmd,
 				const struct rocecc_flow_snap *s)
 {
-	struct nlattr *nest;
 	void *hdr;
 
 	hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 			  family, NLM_F_MULTI, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
-	if (nla_put_u32(skb, ROCECC_A_DEV_IFINDEX, s->key.ifindex))
-		goto cancel;
-	nest = nla_nest_start(skb, ROCECC_A_FLOW);
-	if (!nest)
-		goto cancel;
-	if (rocecc_flow_fill(skb, s)) {
-		nla_nest_cancel(skb, nest);
-		goto cancel;
+	if (rocecc_flow_put(skb, &s->key, s)) {
+		genlmsg_cancel(skb, hdr);
+		return -EMSGSIZE;
 	}
-	nla_nest_end(skb, nest);
 	genlmsg_end(skb, hdr);
 	return 0;
-cancel:
-	genlmsg_cancel(skb, hdr);
-	return -EMSGSIZE;
+}
+
+/* --- events -------------------------------------------------------------- */
+
+/*
+ * FLOW_CREATED for a flow of @key, ready to send; NULL if memory is short.
+ * Any context (the packet path: GFP_ATOMIC), under rcu_read_lock().
+ */
+static struct sk_buff *rocecc_flow_created_msg(const struct rocecc_flow_key *key)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	/* One small message per new flow, sent and freed by netlink. */
+	skb = genlmsg_new(nla_total_size(sizeof(u32)) + nla_total_size(0) +
+			  nla_total_size(16) + nla_total_size(sizeof(u32)),
+			  GFP_ATOMIC);
+	if (!skb)
+		return NULL;
+	hdr = rocecc_genl_flow_event_put(skb, ROCECC_CMD_FLOW_CREATED);
+	if (!hdr || rocecc_flow_put(skb, key, NULL)) {
+		nlmsg_free(skb);
+		return NULL;
+	}
+	genlmsg_end(skb, hdr);
+	return skb;
+}
+
+static bool rocecc_flow_event_wanted(void)
+{
+	bool wanted;
+
+	rcu_read_lock();
+	wanted = rocecc_genl_flow_event_wanted();
+	rcu_read_unlock();
+	return wanted;
+}
+
+/*
+ * FLOW_EXPIRED for every flow of @list (unhashed, timers cancelled, not
+ * freed yet), with its final state. Process context, no locks held.
+ */
+static void rocecc_flow_announce_expired(struct rocecc_flow *list)
+{
+	struct rocecc_flow_snap *s;
+	struct rocecc_flow *f;
+	struct sk_buff *skb;
+	void *hdr;
+	int err;
+
+	if (!rocecc_flow_event_wanted())
+		return;
+	/* One flow's copy (about 350 bytes), reused: off the stack. */
+	s = kmalloc(sizeof(*s), GFP_KERNEL);
+	if (!s)
+		return;
+	for (f = list; f; f = f->reap_next) {
+		/* One message per flow, sized exactly, freed by netlink. */
+		skb = genlmsg_new(rocecc_flow_msg_size(), GFP_KERNEL);
+		if (!skb)
+			continue;
+		rocecc_flow_snapshot(f, NULL, 0, s);
+		hdr = rocecc_genl_flow_event_put(skb, ROCECC_CMD_FLOW_EXPIRED);
+		err = hdr ? rocecc_flow_put(skb, &s->key, s) : -EMSGSIZE;
+		/* rocecc_flow_msg_size() and rocecc_flow_fill() disagree. */
+		if (WARN_ON_ONCE(err)) {
+			nlmsg_free(skb);
+			continue;
+		}
+		genlmsg_end(skb, hdr);
+		rcu_read_lock();
+		rocecc_genl_flow_event_send(skb);
+		rcu_read_unlock();
+		cond_resched();
+	}
+	kfree(s);
 }
 
 /*

@@ -65,9 +65,10 @@ static const struct nla_policy rocecc_profile_set_policy[ROCECC_A_PROFILE + 1] =
 static struct genl_family rocecc_genl_family;
 
 /*
- * Whether the family is registered, under rocecc_lock: sysctl can change
- * parameters (and want to send events) before the family is registered at
- * load and after it is unregistered at unload.
+ * Whether the family is registered, written under rocecc_lock: sysctl can
+ * change parameters (and want to send events) before the family is
+ * registered at load and after it is unregistered at unload. Flow events
+ * read it without the lock (see rocecc_genl_flow_event_wanted()).
  */
 static bool rocecc_genl_up;
 
@@ -303,6 +304,45 @@ void rocecc_genl_notify_params(const struct rocecc_dev *rdev,
 	}
 	genlmsg_end(skb, hdr);
 	rocecc_nl_event_send(skb);
+}
+
+/*
+ * Flow events. flow.c builds them (it alone knows a flow's attributes);
+ * they come from the packet path (FLOW_CREATED, softirq, under the flow
+ * table's spinlock) and from the maintenance work (FLOW_EXPIRED), neither
+ * of which may take rocecc_lock. So they test rocecc_genl_up locklessly
+ * under rcu_read_lock(), and rocecc_genl_exit() clears it and waits for a
+ * grace period before the family goes: a sender that saw it set is done
+ * with the family by then.
+ */
+
+/* Whether a flow event would reach anybody. Under rcu_read_lock(). */
+bool rocecc_genl_flow_event_wanted(void)
+{
+	return READ_ONCE(rocecc_genl_up) &&
+	       genl_has_listeners(&rocecc_genl_family, &init_net,
+				  ROCECC_MCGRP_EVENTS) > 0;
+}
+
+/* The header of event @cmd in @skb, or NULL if @skb has no room. */
+void *rocecc_genl_flow_event_put(struct sk_buff *skb, u8 cmd)
+{
+	return genlmsg_put(skb, 0, 0, &rocecc_genl_family, 0, cmd);
+}
+
+/*
+ * Multicast a finished flow event (genlmsg_end() done); @skb is consumed.
+ * Under rcu_read_lock(), any context: it never sleeps (the clones for the
+ * listeners are allocated atomically), and failures only lose the event.
+ */
+void rocecc_genl_flow_event_send(struct sk_buff *skb)
+{
+	if (!rocecc_genl_flow_event_wanted()) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_multicast(&rocecc_genl_family, skb, 0, ROCECC_MCGRP_EVENTS,
+			  GFP_ATOMIC);
 }
 
 /* --- operations ---------------------------------------------------------- */
@@ -605,7 +645,7 @@ int rocecc_genl_init(void)
 	if (err)
 		return err;
 	mutex_lock(&rocecc_lock);
-	rocecc_genl_up = true;
+	WRITE_ONCE(rocecc_genl_up, true);
 	mutex_unlock(&rocecc_lock);
 	return 0;
 }
@@ -613,7 +653,9 @@ int rocecc_genl_init(void)
 void rocecc_genl_exit(void)
 {
 	mutex_lock(&rocecc_lock);
-	rocecc_genl_up = false;
+	WRITE_ONCE(rocecc_genl_up, false);
 	mutex_unlock(&rocecc_lock);
+	/* Flow event senders test the flag under RCU: let them finish. */
+	synchronize_rcu();
 	genl_unregister_family(&rocecc_genl_family);
 }

@@ -213,6 +213,10 @@ void rocecc_genl_notify_dev(u8 cmd, const struct rocecc_dev *rdev);
 void rocecc_genl_notify_params(const struct rocecc_dev *rdev,
 			       const struct rocecc_params *oldp,
 			       const struct rocecc_params *newp);
+/* Flow events, built by flow.c; under rcu_read_lock(), any context. */
+bool rocecc_genl_flow_event_wanted(void);
+void *rocecc_genl_flow_event_put(struct sk_buff *skb, u8 cmd);
+void rocecc_genl_flow_event_send(struct sk_buff *skb);
 int rocecc_genl_init(void);
 void rocecc_genl_exit(void);
 

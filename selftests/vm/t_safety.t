@@ -8,9 +8,15 @@
 #    are counted and consumed;
 #  - a flood of valid CNPs cannot push a flow below rp_min_rate, and the
 #    flow recovers afterwards;
-#  - detach with live flows, rmmod while traffic flows, and deleting an
-#    attached device (rxe's netdev) while traffic flows leave no warnings
-#    and no leaked objects.
+#  - flow events: a flow's FLOW_CREATED (its key, as flow show gives it)
+#    and, once idle, its FLOW_EXPIRED with the final counters, as
+#    `rocecc -j monitor` and `rocecc monitor` print them;
+#  - detach with live flows, 30 cycles of detach/attach of both devices
+#    with parameter and profile changes while traffic flows and a monitor
+#    listens (the traffic sees no errors, the monitor sees every
+#    attach/detach and no flow expiry), rmmod while traffic flows, and
+#    deleting an attached device (rxe's netdev) while traffic flows leave
+#    no warnings and no leaked objects.
 # The harness fails the run on any kernel warning (panic_on_warn=1).
 # Run: scripts/vm --test selftests/vm/t_safety.t
 
@@ -193,6 +199,76 @@ tap_cmp "$(dp_kv "$objs" flows)" -eq 0 "idle flows expire"
 tap_cmp "$(dstat 1 flows)" -eq 0 "... and the flows gauge follows"
 tap_cmp "$(dp_kv "$objs" flows_alloc)" -eq "$(dp_kv "$objs" flows_free)" "... and are freed"
 
+# --- flow events: created, then expired ------------------------------------------------
+
+# One rocegen flow, watched by `rocecc -j monitor` and `rocecc monitor`: one
+# FLOW_CREATED with the key flow show reports during the traffic (and only
+# the key), then, with flow_idle_ms lowered, one FLOW_EXPIRED for the same
+# flow, after it, with its local QPN and final counters. (Flows removed by
+# detach send none: the loop below checks that.)
+tap_diag "[${SECONDS} s] flow events"
+"$R" -j monitor >"$work/monj" 2>"$work/monj.err" &
+monj=$!
+"$R" monitor >"$work/mon" 2>"$work/mon.err" &
+mont=$!
+# Both listen once they have printed a change of the default set.
+for _ in $(seq 100); do
+	echo 2 >/proc/sys/net/rocecc/default/rp_min_rate
+	echo 1 >/proc/sys/net/rocecc/default/rp_min_rate
+	grep -q '"changed"' "$work/monj" && grep -q "^changed default" "$work/mon" && break
+	_topo_sleep 0.1
+done
+traffic 3s --depth 4 || tap_bail "rocegen did not start"
+_topo_sleep 1.5
+flow=$(dp_flow_json veth1 | jq -c '[.[] | select(.packets > 0)] | first // empty')
+wait "$CLI" "$SRV"
+tap_diag "flow show during the traffic: $flow"
+[ -n "$flow" ] || flow='{}'
+read -r fraddr frqpn flqpn fpkts < <(jq -r '[.raddr, .rqpn, .lqpn, .packets] | @tsv' <<<"$flow")
+[ "$fraddr" = "$(topo_ip 2)" ] && [ "$fpkts" -gt 0 ] 2>/dev/null
+tap_ok $? "flow show saw the flow to $(topo_ip 2) during the traffic (rqpn $frqpn, lqpn $flqpn, $fpkts packets)"
+tap_cmp "$(jq .total.errors "$work/c.json")" -eq 0 "its traffic completed without errors ($(jq .total.messages "$work/c.json") messages)"
+echo 300 >/sys/module/rocecc/parameters/flow_idle_ms
+for _ in $(seq 100); do
+	grep -q '"expired","dev":"veth1"' "$work/monj" && grep -q "^expired dev veth1 " "$work/mon" && break
+	_topo_sleep 0.1
+done
+echo 10000 >/sys/module/rocecc/parameters/flow_idle_ms
+kill "$monj" "$mont"
+wait "$monj" "$mont" 2>/dev/null
+# One jq over the stream: counts, positions and fields of this flow's events.
+read -r ncre nexp pcre pexp keyonly xpkts xbytes xlqpn < <(jq -rs --argjson f "$flow" '
+	def same: .dev == "veth1" and .raddr == $f.raddr and .rqpn == $f.rqpn;
+	(to_entries | map(select(.value | same))) as $e |
+	($e | map(select(.value.event == "created"))) as $c |
+	($e | map(select(.value.event == "expired"))) as $x |
+	[($c | length), ($x | length), ($c[0].key // -1), ($x[0].key // -1),
+	 (if ($c | length) > 0
+	  then $c[0].value | (has("packets") or has("lqpn")) | not
+	  else false end),
+	 ($x[0].value.packets // 0), ($x[0].value.bytes // 0),
+	 ($x[0].value.lqpn // 0)] | @tsv' "$work/monj")
+tap_diag "monitor -j: $(jq -c 'select(.dev == "veth1")' "$work/monj")"
+tap_cmp "$ncre" -eq 1 "monitor -j: one created event for dev veth1 raddr $fraddr rqpn $frqpn"
+[ "$keyonly" = true ]
+tap_ok $? "... with the flow's key only (no counters, no local QPN yet)"
+tap_cmp "$nexp" -eq 1 "monitor -j: one expired event for the same flow"
+tap_cmp "$pexp" -gt "$pcre" "... after the created event (events $pcre, $pexp)"
+tap_cmp "$xpkts" -ge "$fpkts" "... with its final packet count ($xpkts; flow show saw $fpkts during the traffic)"
+tap_cmp "$xpkts" -gt 0 "... which is not zero"
+tap_cmp "$xbytes" -gt 0 "... and its bytes ($xbytes)"
+tap_cmp "$xlqpn" -eq "$flqpn" "... and its local QPN ($xlqpn)"
+rqpn=$(printf '%#x' "$frqpn" 2>/dev/null)
+grep -Eq "^created dev veth1 ifindex [0-9]+ raddr $(topo_ip 2) rqpn $rqpn\$" "$work/mon"
+tap_ok $? "monitor: created dev veth1 ifindex N raddr $(topo_ip 2) rqpn $rqpn" ||
+	tap_diag "$(cat "$work/mon")"
+grep -Eq "^expired dev veth1 ifindex [0-9]+ raddr $(topo_ip 2) rqpn $rqpn lqpn 0x[0-9a-f]+ packets $xpkts bytes $xbytes " "$work/mon"
+tap_ok $? "monitor: expired dev veth1 ... rqpn $rqpn lqpn ... packets $xpkts bytes $xbytes ..." ||
+	tap_diag "$(cat "$work/mon")"
+[ ! -s "$work/monj.err" ] && [ ! -s "$work/mon.err" ]
+tap_ok $? "the monitors lost no events and printed no errors" ||
+	tap_diag "$(cat "$work/monj.err" "$work/mon.err")"
+
 # --- detach with live flows -------------------------------------------------------
 
 tap_diag "[${SECONDS} s] detach with live flows"
@@ -206,6 +282,70 @@ tap_cmp "$("$R" -j flow show | jq '[.[] | select(.dev == "veth1")] | length')" -
 wait "$CLI" "$SRV"
 tap_cmp "$(jq .total.errors "$work/c.json")" -eq 0 "the traffic went on without errors ($(jq .total.messages "$work/c.json") messages)"
 tap_run "attach veth1 again" attach_all 1
+
+# --- attach/detach in a loop under traffic ------------------------------------------
+
+# 30 cycles of detach veth1, veth2 / change parameters / attach both, while
+# rocegen sends through the bottleneck (CNPs flow) and a monitor listens,
+# so that flow creation and its event race with detach's flush, and RP
+# state with parameter changes. Nothing may fail, the traffic must not
+# notice, and every object must be freed.
+tap_diag "[${SECONDS} s] attach/detach in a loop under traffic"
+"$R" -j monitor >"$work/loopmon" 2>"$work/loopmon.err" &
+mon=$!
+for _ in $(seq 100); do
+	echo 2 >/proc/sys/net/rocecc/default/rp_min_rate
+	echo 1 >/proc/sys/net/rocecc/default/rp_min_rate
+	grep -q '"changed"' "$work/loopmon" && break
+	_topo_sleep 0.1
+done
+fa0=$(dp_kv "$(dp_objects)" flows_alloc)
+traffic 8s --depth 4 || tap_bail "rocegen did not start"
+_topo_sleep 0.5
+fails=0 under=0
+for i in $(seq 30); do
+	"$R" dev detach veth1 || fails=$((fails + 1))
+	"$R" dev detach veth2 || fails=$((fails + 1))
+	case $((i % 3)) in
+	0) "$R" param profile default paper || fails=$((fails + 1)) ;;
+	1) "$R" param profile default mlx5 || fails=$((fails + 1)) ;;
+	2) echo $((i % 7 + 1)) >/proc/sys/net/rocecc/default/rp_ai_rate || fails=$((fails + 1)) ;;
+	esac
+	"$R" dev attach veth1 || fails=$((fails + 1))
+	"$R" dev attach veth2 || fails=$((fails + 1))
+	# shellcheck disable=SC2086
+	case $((i % 3)) in
+	0) "$R" param set dev veth1 $params || fails=$((fails + 1)) ;;
+	1) "$R" param profile dev veth2 paper || fails=$((fails + 1)) ;;
+	esac
+	kill -0 "$CLI" 2>/dev/null && under=$((under + 1))
+done
+fa1=$(dp_kv "$(dp_objects)" flows_alloc)
+wait "$CLI" "$SRV"
+tap_cmp "$fails" -eq 0 "30 cycles of detach, parameter changes and attach: every command succeeded"
+tap_cmp "$under" -ge 5 "... $under of them while the traffic ran"
+tap_cmp "$((fa1 - fa0))" -ge $((under / 2)) "... each re-attach took the flow up again ($((fa1 - fa0)) flows created)"
+tap_diag "rocegen: $(jq -c '{messages: .total.messages, errors: .total.errors, bytes: .total.bytes}' "$work/c.json")"
+tap_cmp "$(jq .total.errors "$work/c.json")" -eq 0 "the traffic completed without completion errors"
+tap_cmp "$(jq .total.messages "$work/c.json")" -gt 0 "... and moved data"
+kill "$mon"
+wait "$mon" 2>/dev/null
+read -r natt ndet ncre nexp < <(jq -rs '[map(select(.event == "attached")),
+	map(select(.event == "detached")), map(select(.event == "created")),
+	map(select(.event == "expired"))] | map(length) | @tsv' "$work/loopmon")
+tap_diag "monitor: $natt attached, $ndet detached, $ncre flows created, $nexp expired"
+[ -s "$work/loopmon.err" ] && tap_diag "monitor: $(cat "$work/loopmon.err")"
+tap_cmp "$natt" -eq 60 "monitor: 60 attached events"
+tap_cmp "$ndet" -eq 60 "monitor: 60 detached events"
+tap_cmp "$ncre" -ge $((under / 2)) "monitor: flow created events"
+tap_cmp "$nexp" -eq 0 "monitor: no expired events (detach removes flows silently)"
+tap_diag "objects: $(dp_objects)"
+tap_run "rmmod after the loop; allocations balance" dp_unload
+last=$(dmesg | grep 'rocecc: datapath' | tail -n 1)
+grep -q "datapath stopped" <<<"$last"
+tap_ok $? "... $last"
+tap_run "reload rocecc.ko" insmod "$DP_KO"
+tap_run "attach veth1, veth2" attach_all
 
 # --- rmmod while traffic flows ------------------------------------------------------
 

@@ -157,6 +157,24 @@ enum rocecc_cmd {
 	 * and go while a dump runs; each one is a consistent snapshot.
 	 */
 	ROCECC_CMD_FLOW_GET,
+	/*
+	 * Event ("events" group). DEV_IFINDEX, FLOW with the new flow's key:
+	 * RADDR, RQPN (LQPN and LADDR are learnt from the flow's packets after
+	 * it is created, and absent here). The datapath started tracking a
+	 * flow. A flow refused because the table is full sends none (it is
+	 * counted in ROCECC_STAT_FLOW_TABLE_FULL).
+	 */
+	ROCECC_CMD_FLOW_CREATED,
+	/*
+	 * Event ("events" group). DEV_IFINDEX, FLOW as in a FLOW_GET dump: the
+	 * key and the flow's final state and counters (a packet in flight as
+	 * it expires may be missing). The flow had no packet for module
+	 * parameter flow_idle_ms and is removed; it follows the flow's
+	 * FLOW_CREATED. Flows removed because their device is detached or
+	 * unregistered, or the module unloads, send none: DEV_DETACHED or
+	 * DEV_GONE ends every flow of that device.
+	 */
+	ROCECC_CMD_FLOW_EXPIRED,
 
 	__ROCECC_CMD_MAX,
 	ROCECC_CMD_MAX = __ROCECC_CMD_MAX - 1
