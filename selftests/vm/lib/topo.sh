@@ -417,6 +417,7 @@ _topo_backlog_loop() {
 	coproc TCB { exec stdbuf -oL tc -n "$TOPO_NS" -s -j -batch - 2>/dev/null; }
 	trap 'kill $TCB_PID 2>/dev/null; exit 0' TERM INT
 	t0=${EPOCHREALTIME/./}
+	echo "$t0" >"$file.t0"
 	while :; do
 		echo "qdisc show dev $dev" >&"${TCB[1]}" || break
 		IFS= read -r line <&"${TCB[0]}" || break

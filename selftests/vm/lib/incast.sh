@@ -1,0 +1,185 @@
+# SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
+#
+# incast.sh - N-to-1 incasts of RDMA WRITEs through the testbed's ECN
+# bottleneck, one mode at a time, and the rule that scales a DCQCN profile
+# to the testbed. Sourced after topo.sh and dp.sh; the figures come from
+# lib/incast_report.py. Used by t_incast.t and demo.sh.
+#
+#   incast_setup N RATE KMIN KMAX PMAX
+#       hosts 1..N send, host N+1 receives; the switch port toward it is a
+#       RATE Mbit/s HTB with RED ECN (bytes); fq on every host
+#   incast_mode MODE
+#       plain   no rocecc.ko, rxe sends Not-ECT: RED drops
+#       ect     no rocecc.ko, rxe sends ECT(0) (GRH traffic class 2): RED
+#               marks CE and nobody reacts
+#       mlx5, paper
+#               rocecc.ko attached on every host, that profile with its
+#               rates scaled to the bottleneck and its time constants kept
+#               (the rule below); rxe sends Not-ECT, the module marks ECT(0)
+#       mlx5-time, paper-time
+#               the same, and the time constants multiplied by D as well
+#   incast_run TAG SECS [ROCEGEN ARGS...]
+#       one run; everything it measured goes to $INCAST_DIR/TAG/; the
+#       report's window starts INCAST_CONV (3) s after the last sender did
+#   incast_report TAG... / incast_fig TAG KEY
+#       the side-by-side table / one figure (keys: lib/incast_report.py)
+#   incast_teardown
+#
+# The rate scaling rule. A profile is made for a reference line rate L:
+# mlx5's firmware defaults for 100 Gb/s ConnectX ports, the paper's values
+# for its 40 Gb/s testbed. On a bottleneck of R Mb/s every DCQCN rate is
+# divided by D = L / R (rounded): the module's rp_rate_divisor D with
+# rp_max_rate L makes a sender's ceiling R, and divides R_AI, R_HAI,
+# rp_min_rate and the first-CNP rate alike. Time constants (rp_time_reset,
+# rp_dce_tcp_rtt, rp_rate_reduce_monitor_period, np_min_time_between_cnps),
+# the byte counter rp_byte_reset, g, F and the CNP's DSCP stay as the
+# profile has them. At 20 Mb/s: mlx5 D = 5000 (R_AI 1 kb/s, R_HAI 10 kb/s),
+# paper D = 2000 (R_AI 20 kb/s, R_HAI 100 kb/s).
+#
+# What the rule cannot keep: packets do not shrink, so a flow sends D times
+# fewer packets per time constant than on the reference link, and a switch
+# marks (and an NP answers) at most once per packet. With the time
+# constants kept, the rate timer (300 us, 55 us) restores a cut before the
+# flow's next packet can bring the next CNP, and the rates hardly move
+# (t_incast.t measures it). The "-time" modes multiply the four time
+# constants by D too: then rates, times and packet sizes keep the
+# reference link's proportions (the state in bytes and packets evolves as
+# on the real link, D times slower), and Kmin/Kmax keep their size in
+# bytes. The testbed's switch uses Kmin 20 KB, Kmax 80 KB: more than one
+# 16 KB message, less than the queue rxe's window builds unchecked.
+
+INCAST_DIR=${INCAST_DIR:-}
+INCAST_N=0
+INCAST_RATE=0
+INCAST_MODE=
+INCAST_PORT=${INCAST_PORT:-19000}
+
+# incast_scale PROFILE RATE [time [DEV]]: the "NAME VALUE" pairs that
+# scale PROFILE to a RATE Mbit/s bottleneck, after the profile itself is
+# loaded on DEV (veth1; its time constants are read from there).
+incast_scale() {
+	local ref d k name v out
+	case $1 in
+	mlx5) ref=100000 ;;
+	paper) ref=40000 ;;
+	*) echo "incast_scale: unknown profile '$1'" >&2; return 1 ;;
+	esac
+	d=$(((ref + $2 / 2) / $2))
+	out="rp_max_rate $ref rp_rate_divisor $d"
+	if [ "${3:-}" = time ]; then
+		k=$((d / ${INCAST_TIME_FRAC:-1}))
+		for name in rp_time_reset rp_dce_tcp_rtt \
+			    rp_rate_reduce_monitor_period np_min_time_between_cnps; do
+			read -r _ _ v _ < <("$DP_CLI" param show dev "${4:-veth1}" "$name") ||
+				return 1
+			out+=" $name $((v * k))"
+		done
+	fi
+	echo "$out"
+}
+
+incast_setup() {
+	local n=$1 h
+	INCAST_N=$n INCAST_RATE=$2
+	[ -n "$INCAST_DIR" ] || INCAST_DIR=$(mktemp -d /tmp/incast.XXXXXX)
+	topo_setup $((n + 1)) || return 1
+	topo_bottleneck $((n + 1)) "$2" ecn "$3" "$4" "$5" || return 1
+	for ((h = 1; h <= n + 1; h++)); do
+		tc qdisc replace dev "veth$h" root fq flow_limit 1000 || return 1
+	done
+	echo "$2 $3 $4 $5" >"$INCAST_DIR/bottleneck"
+	: >"$INCAST_DIR/params"
+}
+
+incast_mode() {
+	local mode=$1 h scale
+	case $mode in
+	plain|ect)
+		if [ -d /sys/module/rocecc ]; then
+			dp_unload || return 1
+		fi
+		;;
+	mlx5|paper|mlx5-time|paper-time)
+		[ -d /sys/module/rocecc ] || dp_load || return 1
+		for ((h = 1; h <= INCAST_N + 1; h++)); do
+			if ! "$DP_CLI" dev show "veth$h" >/dev/null 2>&1; then
+				"$DP_CLI" dev attach "veth$h" || return 1
+			fi
+			"$DP_CLI" param profile dev "veth$h" "${mode%-time}" || return 1
+		done
+		scale=$(incast_scale "${mode%-time}" "$INCAST_RATE" \
+			"$([ "${mode%-time}" != "$mode" ] && echo time)") || return 1
+		for ((h = 1; h <= INCAST_N + 1; h++)); do
+			# shellcheck disable=SC2086
+			"$DP_CLI" param set dev "veth$h" $scale || return 1
+		done
+		echo "$mode: $scale" >>"$INCAST_DIR/params"
+		;;
+	*) echo "incast_mode: unknown mode '$mode'" >&2; return 1 ;;
+	esac
+	INCAST_MODE=$mode
+}
+
+incast_run() {
+	local tag=$1 secs=$2 d h tclass=0 pids=() st=0 srv
+	shift 2
+	d=$INCAST_DIR/$tag
+	mkdir -p "$d" || return 1
+	[ "$INCAST_MODE" = ect ] && tclass=2
+	INCAST_PORT=$((INCAST_PORT + 1))
+	echo "$INCAST_MODE $INCAST_N $secs ${INCAST_CONV:-3}" >"$d/run"
+	timeout $((secs + 60)) "$DP_RG" --server --dev "rxe$((INCAST_N + 1))" \
+		--port "$INCAST_PORT" --sessions "$INCAST_N" -Q >/dev/null 2>"$d/srv.err" &
+	srv=$!
+	topo_wait_listen "$INCAST_PORT" 30 || return 1
+	topo_counters >"$d/before" || return 1
+	if [ -d /sys/module/rocecc ]; then
+		for ((h = 1; h <= INCAST_N + 1; h++)); do
+			"$DP_CLI" -j -s dev show "veth$h" >"$d/dev$h.before.json" || return 1
+		done
+	fi
+	topo_backlog_start $((INCAST_N + 1)) 20 "$d/backlog" || return 1
+	for ((h = 1; h <= INCAST_N; h++)); do
+		timeout $((secs + 60)) "$DP_RG" --client "$(topo_ip $((INCAST_N + 1)))" \
+			--port "$INCAST_PORT" --dev "rxe$h" --cpu $(((h - 1) % 2)) \
+			--op write --size 16K --duration "$secs" --depth 4 \
+			--timeout 16 --tclass "$tclass" --allow-errors -Q \
+			--json "$d/c$h.json" "$@" 2>"$d/c$h.err" &
+		pids+=($!)
+	done
+	for h in "${pids[@]}"; do wait "$h" || st=1; done
+	wait "$srv" || st=1
+	topo_backlog_stop
+	topo_counters >"$d/after" || return 1
+	if [ -d /sys/module/rocecc ]; then
+		for ((h = 1; h <= INCAST_N + 1; h++)); do
+			"$DP_CLI" -j -s dev show "veth$h" >"$d/dev$h.json" || st=1
+		done
+	fi
+	[ $st = 0 ] || cat "$d"/*.err >&2
+	return $st
+}
+
+incast_teardown() {
+	topo_backlog_stop
+	topo_teardown
+	if [ -d /sys/module/rocecc ]; then
+		dp_unload || return 1
+	fi
+	INCAST_MODE=
+}
+
+# incast_report TAG...: the side-by-side table (stdout) and, per run, a
+# "TAG key=value ..." line in $INCAST_DIR/figures.
+incast_report() {
+	"$DP_PY" "$DP_LIB/incast_report.py" --dir "$INCAST_DIR" \
+		--figures "$INCAST_DIR/figures" "$@"
+}
+
+# incast_fig TAG KEY: one figure of a reported run.
+incast_fig() {
+	local line
+	line=$(grep "^$1 " "$INCAST_DIR/figures")
+	dp_kv "${line#* }" "$2"
+}

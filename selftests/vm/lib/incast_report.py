@@ -1,0 +1,167 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Figures of incast runs made by lib/incast.sh, side by side.
+
+For each run directory (DIR/TAG): per-sender goodput over the whole run and
+over the converged window (from CONV seconds after the last sender started
+to when the first one stopped, from rocegen's throughput series), Jain's
+fairness index of the window goodputs, bottleneck use (goodput / rate),
+queue backlog percentiles over the window (the sampler's instantaneous
+backlog, every ~20-60 ms), CE marks and drops at the bottleneck, rxe
+retransmissions (completer_retry_err of the senders) and duplicates at the
+receiver, completion errors, message completion p50/p99/p99.9 per sender,
+and the module's CNP counters when it was loaded.
+
+Prints a table (one column per run) and writes "TAG key=value ..." lines
+to --figures for the tests to assert on.
+"""
+import argparse
+import json
+import os
+import sys
+
+
+def counters(path):
+    d = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.strip().partition(" ")
+            try:
+                d[k] = int(v)
+            except ValueError:
+                pass
+    return d
+
+
+def pct(sorted_vals, p):
+    """Nearest-rank percentile of an ascending list (0 if empty)."""
+    if not sorted_vals:
+        return 0
+    k = max(1, -(-len(sorted_vals) * p // 100))
+    return sorted_vals[int(k) - 1]
+
+
+def jain(x):
+    s2 = sum(v * v for v in x)
+    return sum(x) ** 2 / (len(x) * s2) if s2 > 0 else 0.0
+
+
+def run_figures(d, rate, conv):
+    run = open(os.path.join(d, "run")).read().split()
+    mode, n = run[0], int(run[1])
+    if len(run) > 3:
+        conv = float(run[3])
+    b = counters(os.path.join(d, "before"))
+    a = counters(os.path.join(d, "after"))
+    delta = lambda k: a.get(k, 0) - b.get(k, 0)
+    clients = [json.load(open(os.path.join(d, f"c{h}.json")))
+               for h in range(1, n + 1)]
+    starts = [c["start_time"] for c in clients]
+    ends = [c["start_time"] + c["elapsed_s"] for c in clients]
+    w0, w1 = max(starts) + conv, min(ends)
+    r = {"mode": mode, "senders": n, "conv_s": conv}
+    win = []
+    for h, c in enumerate(clients, 1):
+        f = c["qps"][0] if "qps" in c else c["flows"][0]
+        r[f"mbit{h}"] = c["total"]["mbit"]
+        ser = [s["mbit"] for s in f["throughput"]
+               if w0 <= c["start_time"] + s["t_ms"] / 1e3 <= w1]
+        win.append(sum(ser) / len(ser) if ser else 0.0)
+        r[f"win_mbit{h}"] = win[-1]
+        lat = c["total"]["latency"]
+        for p in ("p50", "p99", "p999"):
+            r[f"{p}_ms{h}"] = lat[p] / 1e3
+        r[f"errors{h}"] = c["total"]["errors"]
+        r[f"retry{h}"] = delta(f"rxe{h}.completer_retry_err")
+    r["window_s"] = max(0.0, w1 - w0)
+    r["jain"] = jain(win)
+    r["use"] = sum(r[f"mbit{h}"] for h in range(1, n + 1)) / rate
+    r["win_use"] = sum(win) / rate
+    t0 = int(open(os.path.join(d, "backlog.t0")).read()) / 1e6
+    q = []
+    for line in open(os.path.join(d, "backlog")):
+        ms, bl, _ = line.split()
+        if w0 <= t0 + int(ms) / 1e3 <= w1:
+            q.append(int(bl))
+    q.sort()
+    r["q_samples"] = len(q)
+    r["q50"], r["q99"] = pct(q, 50), pct(q, 99)
+    r["qmax"] = q[-1] if q else 0
+    leaf = f"swp{n + 1}.leaf"
+    r["marks"] = delta(f"{leaf}.marked")
+    r["drops"] = delta(f"{leaf}.drops")
+    r["retrans"] = sum(r[f"retry{h}"] for h in range(1, n + 1))
+    r["dups"] = delta(f"rxe{n + 1}.duplicate_request")
+    r["errors"] = sum(r[f"errors{h}"] for h in range(1, n + 1))
+    r["cnp_sent"] = r["cnp_handled"] = r["cnp_ignored"] = -1
+    dev = lambda h: os.path.join(d, f"dev{h}.json")
+    if os.path.exists(dev(n + 1)):
+        def st(h):
+            """The device's counters over the run."""
+            a = json.load(open(dev(h)))[0].get("stats", {})
+            bp = os.path.join(d, f"dev{h}.before.json")
+            b = json.load(open(bp))[0].get("stats", {}) if os.path.exists(bp) else {}
+            return {k: v - b.get(k, 0) for k, v in a.items()}
+        r["cnp_sent"] = st(n + 1).get("np_cnp_sent", 0)
+        r["cnp_handled"] = sum(st(h).get("rp_cnp_handled", 0)
+                               for h in range(1, n + 1))
+        r["cnp_ignored"] = sum(st(h).get("rp_cnp_ignored", 0)
+                               for h in range(1, n + 1))
+    return r
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--dir", required=True)
+    ap.add_argument("--figures", required=True)
+    ap.add_argument("--conv", type=float, default=3.0,
+                    help="seconds after the last start that count as "
+                         "convergence, unless the run says (default 3)")
+    ap.add_argument("tags", nargs="+")
+    o = ap.parse_args()
+    rate, kmin, kmax, pmax = open(os.path.join(o.dir, "bottleneck")).read().split()
+    rate = float(rate)
+    runs = {t: run_figures(os.path.join(o.dir, t), rate, o.conv)
+            for t in o.tags}
+    with open(o.figures, "a") as f:
+        for t, r in runs.items():
+            f.write(t + " " + " ".join(
+                f"{k}={v:.4f}" if isinstance(v, float) else f"{k}={v}"
+                for k, v in r.items()) + "\n")
+
+    n = max(r["senders"] for r in runs.values())
+    rows = [("mode", lambda r: r["mode"])]
+    for h in range(1, n + 1):
+        rows.append((f"host{h} Mbit/s (all / window)",
+                     lambda r, h=h: f"{r[f'mbit{h}']:.2f} / {r[f'win_mbit{h}']:.2f}"))
+    for h in range(1, n + 1):
+        rows.append((f"host{h} msg p50/p99/p99.9 ms",
+                     lambda r, h=h: "/".join(f"{r[f'{p}_ms{h}']:.0f}"
+                                             for p in ("p50", "p99", "p999"))))
+    rows += [
+        ("window (s after last start)", lambda r: f"{r['conv_s']:g}..+{r['window_s']:.1f}"),
+        ("Jain's fairness (window)", lambda r: f"{r['jain']:.3f}"),
+        (f"bottleneck use of {rate:.0f} Mbit/s", lambda r: f"{100 * r['use']:.0f}%"),
+        ("queue p50/p99/max KB", lambda r: f"{r['q50'] / 1e3:.0f}/{r['q99'] / 1e3:.0f}/{r['qmax'] / 1e3:.0f}"),
+        ("CE marked at switch", lambda r: str(r["marks"])),
+        ("drops at switch", lambda r: str(r["drops"])),
+        ("rxe retransmissions", lambda r: str(r["retrans"])),
+        ("duplicates at receiver", lambda r: str(r["dups"])),
+        ("completion errors", lambda r: str(r["errors"])),
+        ("CNPs sent / handled / ignored",
+         lambda r: "-" if r["cnp_sent"] < 0 else
+         f"{r['cnp_sent']}/{r['cnp_handled']}/{r['cnp_ignored']}"),
+    ]
+    cols = [[fn(runs[t]) for t in o.tags] for _, fn in rows]
+    w0 = max(len(name) for name, _ in rows)
+    ws = [max(len(t), *(len(c[i]) for c in cols)) for i, t in enumerate(o.tags)]
+    print(f"{n}-to-1 incast, bottleneck {rate:g} Mbit/s, RED ECN Kmin {kmin} B "
+          f"Kmax {kmax} B Pmax {pmax}")
+    print(" " * w0 + "".join(f"  {t:>{w}}" for t, w in zip(o.tags, ws)))
+    for (name, _), c in zip(rows, cols):
+        print(f"{name:<{w0}}" + "".join(f"  {v:>{w}}" for v, w in zip(c, ws)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
