@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# dp.sh - helpers of the datapath VM tests (t_ect_pacing.t, t_np_rp.t,
+# dp.sh - helpers of the datapath VM tests (t_ect_pacing.t, t_np.t,
 # t_safety.t), sourced after tap.sh and topo.sh.
 #
 #   dp_load                     ib_core + rdma_rxe + rocecc.ko

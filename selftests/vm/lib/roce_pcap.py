@@ -6,7 +6,12 @@ their DSCP and ECN. Standard library only (fast under TCG).
 
 Usage: roce_pcap.py FILE [SRC_ADDR]   (only packets from SRC_ADDR if given)
 Prints one line: roce=N notect=N ect0=N ect1=N ce=N icrc_bad=N cnp=N
-cnp_icrc_bad=N cnp_dscp=D[,D] cnp_ecn=E[,E] data=N data_notect=N
+cnp_icrc_bad=N data=N data_notect=N cnp_dscp=D[,D] cnp_ecn=E[,E]
+cnp_qpn=Q[,Q] cnp_gap_min_us=G cnp_gap2_min_us=G2 cnp_span_us=S
+(cnp_qpn: the CNPs' destination QPNs in hex; cnp_gap_min_us: the shortest
+interval between two consecutive CNPs to the same QPN, cnp_gap2_min_us
+between a CNP and the next but one; cnp_span_us: first to last CNP; "-"
+when there are too few CNPs.)
 
 The ICRC is CRC-32 over 8 bytes 0xff, the IP header with TOS/TTL/checksum
 (IPv4) or traffic class/flow label/hop limit (IPv6) set to ones, the UDP
@@ -28,13 +33,17 @@ def frames(path):
             return
         magic = struct.unpack('<I', hdr[:4])[0]
         e = '<' if magic in (0xa1b2c3d4, 0xa1b23c4d) else '>'
+        if e == '>':
+            magic = struct.unpack('>I', hdr[:4])[0]
         linktype = struct.unpack(e + 'I', hdr[20:24])[0]
         while True:
             rh = f.read(16)
             if len(rh) < 16:
                 return
-            incl = struct.unpack(e + 'I', rh[8:12])[0]
-            yield linktype, f.read(incl)
+            sec, frac, incl = struct.unpack(e + 'III', rh[:12])
+            # magic a1b23c4d: nanosecond timestamps
+            us = frac / 1000 if magic == 0xa1b23c4d else frac
+            yield sec * 1000000 + us, linktype, f.read(incl)
 
 
 def l3(linktype, d):
@@ -63,7 +72,9 @@ def main():
     c = dict(roce=0, notect=0, ect0=0, ect1=0, ce=0, icrc_bad=0, cnp=0,
              cnp_icrc_bad=0, data=0, data_notect=0)
     cnp_dscp, cnp_ecn = set(), set()
-    for lt, d in frames(sys.argv[1]):
+    cnp_last, cnp_gap, cnp_gap2, cnp_t = {}, None, None, []
+    cnp_prev = {}
+    for ts, lt, d in frames(sys.argv[1]):
         r = l3(lt, d)
         if not r:
             continue
@@ -112,6 +123,17 @@ def main():
                 c['cnp_icrc_bad'] += 1
             cnp_dscp.add(tc >> 2)
             cnp_ecn.add(ecn)
+            qpn = int.from_bytes(ip[hl + 13:hl + 16], 'big')
+            if qpn in cnp_last:
+                g = ts - cnp_last[qpn]
+                cnp_gap = g if cnp_gap is None else min(cnp_gap, g)
+            if qpn in cnp_prev:
+                g = ts - cnp_prev[qpn]
+                cnp_gap2 = g if cnp_gap2 is None else min(cnp_gap2, g)
+            if qpn in cnp_last:
+                cnp_prev[qpn] = cnp_last[qpn]
+            cnp_last[qpn] = ts
+            cnp_t.append(ts)
         elif op <= 0x10 or 0x13 <= op <= 0x2b:
             c['data'] += 1		# requests, READ responses, UC
             if ecn == 0:
@@ -119,6 +141,10 @@ def main():
     out = ' '.join(f'{k}={v}' for k, v in c.items())
     out += ' cnp_dscp=' + (','.join(map(str, sorted(cnp_dscp))) or '-')
     out += ' cnp_ecn=' + (','.join(map(str, sorted(cnp_ecn))) or '-')
+    out += ' cnp_qpn=' + (','.join(f'{q:#x}' for q in sorted(cnp_last)) or '-')
+    out += ' cnp_gap_min_us=' + ('-' if cnp_gap is None else f'{cnp_gap:.0f}')
+    out += ' cnp_gap2_min_us=' + ('-' if cnp_gap2 is None else f'{cnp_gap2:.0f}')
+    out += ' cnp_span_us=' + (f'{cnp_t[-1] - cnp_t[0]:.0f}' if len(cnp_t) > 1 else '-')
     print(out)
 
 

@@ -1,0 +1,133 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The notification point with every packet CE-marked. Host 1 (IPv4) and
+# host 2 (IPv6) RDMA-WRITE to host 3; the switch port toward host 3 sets
+# ECN CE on every packet (tc pedit on clsact egress, plus the IPv4 header
+# checksum). rocecc.ko is attached on host 3 only, so the senders do not
+# slow down and every window of np_min_time_between_cnps has CE marks to
+# answer. Run with the mlx5 and the paper profile, scaled to the testbed
+# with its time constants multiplied by D (lib/incast.sh: np_min 4 us x
+# 5000 = 20 ms, 50 us x 2000 = 100 ms; at the profiles' own 4 and 50 us
+# every packet earns a CNP here, which bounds nothing).
+#
+# Asserted per profile and sender, from captures at the switch ports
+# toward the senders: CNPs arrive; at most one per np_min_time per flow
+# (count at most run time / np_min + 2; no three CNPs within one window:
+# the capture sees a CNP up to ~10 ms after the NP sent it under TCG's
+# load, so two consecutive ones may look closer than they left; the NP
+# core spaces them by the window, test_dcqcn) and at least one per two windows
+# (the NP answers every window with marks, at its end if not at once);
+# opcode 0x81 to the sender's QPN (rocegen's local_qpn), DSCP np_cnp_dscp
+# (48), Not-ECT, ICRC valid; host 3's np_cnp_sent matches the wire. Also:
+# the first CE of each new flow waits for the QP resolver, which then
+# sends its CNP; marks inside a window are answered at its end.
+# Run: scripts/vm --test selftests/vm/t_np.t
+
+lib=$(dirname "$0")/lib
+. "$lib/tap.sh"
+. "$lib/topo.sh"
+. "$lib/dp.sh"
+. "$lib/incast.sh"
+tap_require_vm
+
+dur=${ROCECC_NP_DURATION:-4}
+rgargs=(--size 16K --duration "${dur}s" --depth 4 --timeout 16)
+work=$(mktemp -d /tmp/t_np.XXXXXX)
+trap 'topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT
+R=$DP_CLI
+S="ip netns exec $TOPO_NS"
+
+mark_all_ce() {
+	$S tc qdisc add dev swp3 clsact &&
+	$S tc filter add dev swp3 egress protocol ip matchall \
+		action pedit ex munge ip tos set 3 retain 3 pipe action csum ip4h &&
+	$S tc filter add dev swp3 egress protocol ipv6 matchall \
+		action pedit ex munge ip6 traffic_class set 3 retain 3
+}
+
+tap_run "ib_core, rdma_rxe and rocecc.ko load" dp_load || tap_bail "no module"
+tap_run "3-host topology comes up" topo_setup 3 || tap_bail "no topology"
+tap_run "switch port toward host 3 marks every packet CE" mark_all_ce || tap_bail "no pedit"
+tap_run "fq on veth3, rocecc attached on veth3 only" eval 'dp_fq 3 && dp_attach 3'
+
+dstat() { "$R" -j -s dev show veth3 | jq -r ".[0].stats.$1"; }
+# gt_frac A B F: A > B * F (decimals)
+ge_frac() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a >= b * f) }'; }
+
+port=18800
+for prof in mlx5 paper; do
+	"$R" param profile dev veth3 "$prof" || tap_bail "profile $prof"
+	# shellcheck disable=SC2046
+	"$R" param set dev veth3 $(incast_scale "$prof" 20 time veth3) || tap_bail "scaling $prof"
+	read -r _ _ nmin _ < <("$R" param show dev veth3 np_min_time_between_cnps)
+	read -r _ _ dscp _ < <("$R" param show dev veth3 np_cnp_dscp)
+	tap_diag "[${SECONDS} s] $prof: np_min_time_between_cnps $nmin us, np_cnp_dscp $dscp"
+	before_sent=$(dstat np_cnp_sent)
+	before_miss=$(dstat resolver_miss)
+	before_res=$(dp_kv "$(dp_objects)" cnp_resolver)
+	pids=
+	for h in 1 2; do
+		$S tcpdump -i "swp$h" -w "$work/$prof.cnp$h.pcap" -nn -U \
+			'udp dst port 4791 and ((ip and udp[8] = 0x81) or (ip6 and ip6[48] = 0x81))' \
+			>/dev/null 2>&1 &
+		pids+=" $!"
+	done
+	port=$((port + 2))
+	dp_rg_server rxe3 "$port" 1 || tap_bail "server"
+	s4=$DP_SRV_PID
+	dp_rg_server rxe3 $((port + 1)) 1 --gid-index "$(topo_gid_index 3 6)" || tap_bail "server"
+	s6=$DP_SRV_PID
+	DP_RG_PEER=$(topo_ip 3) dp_rg_client 1 "$port" "$work/$prof.c1.json" \
+		--cpu 0 "${rgargs[@]}" >"$work/$prof.c1.out" 2>&1 &
+	c1=$!
+	DP_RG_PEER=$(topo_ip 3) dp_rg_client 2 $((port + 1)) "$work/$prof.c2.json" \
+		--cpu 1 --gid-index "$(topo_gid_index 2 6)" "${rgargs[@]}" >"$work/$prof.c2.out" 2>&1 &
+	c2=$!
+	wait "$c1" "$c2" "$s4" "$s6"
+	_topo_sleep 0.5
+	"$R" -j flow show dev veth3 >"$work/$prof.flows.json"
+	# shellcheck disable=SC2086
+	kill $pids 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $pids 2>/dev/null
+	sent=$(($(dstat np_cnp_sent) - before_sent))
+	wire=0
+	for h in 1 2; do
+		sum=$(dp_pcap "$work/$prof.cnp$h.pcap")
+		read -r qpn el errs < <(jq -r '"\(.qps[0].local_qpn) \(.elapsed_s) \(.total.errors)"' "$work/$prof.c$h.json")
+		tap_diag "$prof, toward host $h (QPN $(printf '%#x' "$qpn"), ran $el s): $sum"
+		n=$(dp_kv "$sum" cnp)
+		wire=$((wire + n))
+		tap_cmp "$errs" -eq 0 "$prof host $h: no completion errors"
+		tap_cmp "$n" -gt 0 "$prof host $h: CNPs arrive ($n)"
+		tap_cmp "$(dp_kv "$sum" cnp_icrc_bad)" -eq 0 "$prof host $h: every CNP's ICRC verifies"
+		[ "$(dp_kv "$sum" cnp_qpn)" = "$(printf '%#x' "$qpn")" ]
+		tap_ok $? "$prof host $h: every CNP goes to the sender's QPN $(printf '%#x' "$qpn") ($(dp_kv "$sum" cnp_qpn))"
+		[ "$(dp_kv "$sum" cnp_dscp)" = "$dscp" ] && [ "$(dp_kv "$sum" cnp_ecn)" = 0 ]
+		tap_ok $? "$prof host $h: DSCP $dscp (np_cnp_dscp), Not-ECT"
+		gap2=$(dp_kv "$sum" cnp_gap2_min_us)
+		ge_frac "$gap2" "$nmin" 1
+		tap_ok $? "$prof host $h: no three CNPs within one np_min_time_between_cnps (shortest span $gap2 us, window $nmin us; consecutive: $(dp_kv "$sum" cnp_gap_min_us) us)"
+		max=$(awk -v t="$el" -v w="$nmin" 'BEGIN { printf "%d", t * 1e6 / w + 2 }')
+		tap_cmp "$n" -le "$max" "$prof host $h: $n CNPs in $el s <= run time / window + 2 = $max"
+		ge_frac "$n" "$max" 0.5
+		tap_ok $? "$prof host $h: the NP answered at least every second window ($n of at most $max)"
+	done
+	tap_cmp "$((sent - wire))" -le 2 "$prof: np_cnp_sent ($sent) = CNPs on the wire ($wire), up to 2 in flight"
+	tap_cmp "$((wire - sent))" -le 0 "$prof: no CNP on the wire that np_cnp_sent does not count"
+	# Host 3 sends only ACKs to its peers, so its QPs enter the QP cache
+	# with their first CE mark, which waits for the resolver; the
+	# resolver then sends its CNP.
+	tap_cmp "$(($(dstat resolver_miss) - before_miss))" -ge 2 "$prof: the first CE of each new flow found its QP unresolved"
+	tap_cmp "$(($(dp_kv "$(dp_objects)" cnp_resolver) - before_res))" -ge 2 "$prof: ... and the resolver answered it"
+	read -r ce supp fsent < <(jq -r '[([.[] | .ce_seen] | add), ([.[] | .cnp_suppressed] | add), ([.[] | .cnp_sent] | add)] | map(tostring) | join(" ")' "$work/$prof.flows.json")
+	tap_diag "$prof: host 3's flows saw $ce CE marks, held back $supp, sent $fsent CNPs"
+	tap_cmp "$fsent" -gt "$((ce - supp))" "$prof: marks inside a window are answered at its end ($fsent CNPs, $((ce - supp)) at once)"
+	# the flows of this round end before the next profile
+	echo 200 >/sys/module/rocecc/parameters/flow_idle_ms
+	_topo_sleep 2
+	echo 10000 >/sys/module/rocecc/parameters/flow_idle_ms
+done
+tap_cmp "$(dstat malformed)" -eq 0 "nothing malformed"
+tap_run "rmmod rocecc; allocations balance" dp_unload
+tap_done
