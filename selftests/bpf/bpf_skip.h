@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Whether this process may load BPF programs at all, asked with a trivial
+ * one. A test skips only when that fails: a refused real program is a
+ * failure to report, and the verifier refuses with EACCES too, the same
+ * errno as a missing capability.
+ */
+#ifndef _ROCECC_BPF_SKIP_H
+#define _ROCECC_BPF_SKIP_H
+
+#include <errno.h>
+#include <unistd.h>
+#include <bpf/bpf.h>
+#include <linux/filter.h>
+
+/* 0 if allowed, else the errno of loading "r0 = 0; exit" as a TC program */
+static inline int bpf_load_denied(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	int fd = bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "probe", "GPL", insns,
+			       2, NULL);
+
+	if (fd < 0)
+		return errno ? errno : EPERM;
+	close(fd);
+	return 0;
+}
+
+#endif /* _ROCECC_BPF_SKIP_H */
