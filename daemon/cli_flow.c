@@ -159,6 +159,7 @@ static const char *const flow_json_name[ROCECC_FLOW_A_MAX + 1] = {
 	[ROCECC_FLOW_A_CNP_TX_ERRORS] = "cnp_tx_errors",
 	[ROCECC_FLOW_A_UNPACED_PACKETS] = "unpaced_packets",
 	[ROCECC_FLOW_A_BUDGET_KNOWN] = "budget_known",
+	[ROCECC_FLOW_A_STATE_NS] = "state_ns",
 };
 
 /* Every attribute of @f into @o, after "dev" and "ifindex". */

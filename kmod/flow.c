@@ -480,7 +480,8 @@ static int rocecc_flow_fill(struct sk_buff *skb,
 				s->cnp_tx_errors) ||
 	    rocecc_flow_put_u64(skb, ROCECC_FLOW_A_UNPACED_PACKETS,
 				s->unpaced_pkts) ||
-	    nla_put_u8(skb, ROCECC_FLOW_A_BUDGET_KNOWN, s->budget_known))
+	    nla_put_u8(skb, ROCECC_FLOW_A_BUDGET_KNOWN, s->budget_known) ||
+	    rocecc_flow_put_u64(skb, ROCECC_FLOW_A_STATE_NS, rp->now))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -496,7 +497,7 @@ static size_t rocecc_flow_msg_size(void)
 	       2 * nla_total_size(16) +			/* RADDR, LADDR */
 	       7 * nla_total_size(sizeof(u32)) +	/* RQPN ... QP_TIMEOUT */
 	       2 * nla_total_size(sizeof(u8)) +		/* LIMITED, BUDGET_KNOWN */
-	       20 * nla_total_size_64bit(sizeof(u64));	/* counters, times */
+	       21 * nla_total_size_64bit(sizeof(u64));	/* counters, times */
 }
 
 /*

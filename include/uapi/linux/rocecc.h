@@ -301,6 +301,13 @@ enum rocecc_flow_attr {
 	ROCECC_FLOW_A_UNPACED_PACKETS,
 	/* u8: 1 if PACING_BUDGET comes from the QP's timeout */
 	ROCECC_FLOW_A_BUDGET_KNOWN,
+	/*
+	 * u64 ns (CLOCK_MONOTONIC): the time the RP state in this message
+	 * (RC, RT, ALPHA, stages, counters) refers to. A dump first brings
+	 * the state up to the time of the dump; an expired flow's is its
+	 * last event's.
+	 */
+	ROCECC_FLOW_A_STATE_NS,
 
 	__ROCECC_FLOW_A_MAX,
 	ROCECC_FLOW_A_MAX = __ROCECC_FLOW_A_MAX - 1
