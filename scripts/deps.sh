@@ -14,7 +14,7 @@ PKGS=(
 	linux-headers-amd64 linux-source-6.1 sparse dkms
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libibverbs-dev librdmacm-dev libmnl-dev libnl-3-dev libnl-genl-3-dev
-	libjson-c-dev libpcap-dev
+	libjson-c-dev libpcap-dev libinih-dev
 	# tests
 	perl jq python3 python3-scapy util-linux
 	# VM testbed: the guest boots Debian's kernel with the host's root
