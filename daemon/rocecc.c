@@ -10,6 +10,7 @@
  *   rocecc ... param profile [dev DEV | default] mlx5 | paper
  *   rocecc ... flow show [dev DEV]
  *   rocecc ... monitor
+ *   rocecc [-j [-p]] latency [addr ADDR] [port PORT] [sort KEY]   (from roceccd)
  *   rocecc help
  *
  * Exit status: 0 success, 1 the kernel refused or something failed,
@@ -30,6 +31,7 @@
 #include <uapi/linux/rocecc.h>
 
 #include "cli_flow.h"
+#include "cli_latency.h"
 #include "cli_nl.h"
 #include "cli_util.h"
 
@@ -62,6 +64,11 @@ static void usage(FILE *f)
 		"  rocecc monitor                 print events until interrupted: devices\n"
 		"                                 attached/detached/gone, parameters changed,\n"
 		"                                 flows created/expired\n"
+		"  rocecc latency [addr ADDR] [port PORT] [sort p50|p99|p999|rtt|msgs|flow]\n"
+		"                                 per-flow message completion and RTT\n"
+		"                                 p50/p99/p99.9 (us) from roceccd's HTTP\n"
+		"                                 endpoint (default 127.0.0.1 port 9468;\n"
+		"                                 sort default p99, slowest first)\n"
 		"\n"
 		"Parameter sets: 'default' (the default without 'dev') is what devices\n"
 		"attached later start with; 'dev DEV' is an attached device's own set.\n"
@@ -670,6 +677,12 @@ int main(int argc, char **argv)
 	if (cli_matches(argv[1], "help")) {
 		usage(stdout);
 		return CLI_EXIT_OK;
+	}
+	if (cli_matches(argv[1], "latency")) {
+		struct cli_latency_opts lo = { .json = c.json, .pretty = c.pretty };
+
+		signal(SIGPIPE, SIG_DFL);
+		return cli_latency(&lo, argc - 2, argv + 2);
 	}
 	if (cli_matches(argv[1], "dev"))
 		fn = do_dev;

@@ -14,9 +14,13 @@ PKGS=(
 	linux-headers-amd64 linux-source-6.1 sparse dkms
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libibverbs-dev librdmacm-dev libmnl-dev libnl-3-dev libnl-genl-3-dev
-	libjson-c-dev libpcap-dev libinih-dev
+	libjson-c-dev libpcap-dev libinih-dev libmicrohttpd-dev
+	libcurl4-openssl-dev
 	# tests
 	perl jq python3 python3-scapy util-linux
+	# roceccd's /metrics in the VM test: fetched with curl, checked with
+	# promtool (Debian ships it in prometheus)
+	curl prometheus
 	# VM testbed: the guest boots Debian's kernel with the host's root
 	linux-image-amd64 qemu-system-x86 busybox-static kmod cpio xz-utils file
 	rdma-core ibverbs-utils ibverbs-providers perftest iproute2 tshark tcpdump
@@ -52,3 +56,9 @@ echo "wireshark-common wireshark-common/install-setuid boolean false" |
 	$SUDO debconf-set-selections
 $SUDO apt-get update -q
 $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+# We want only promtool from the prometheus package: a server that its
+# installation started on a systemd host is stopped and disabled again.
+if [[ " ${missing[*]} " == *" prometheus "* ]] && [[ -d /run/systemd/system ]]; then
+	echo "deps: prometheus was installed for promtool only; stopping and disabling its service" >&2
+	$SUDO systemctl disable --now prometheus.service >/dev/null 2>&1 || true
+fi
