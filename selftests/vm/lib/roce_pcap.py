@@ -8,7 +8,9 @@ Usage: roce_pcap.py FILE [SRC_ADDR]   (only packets from SRC_ADDR if given)
 Prints one line: roce=N notect=N ect0=N ect1=N ce=N icrc_bad=N cnp=N
 cnp_icrc_bad=N data=N data_notect=N cnp_dscp=D[,D] cnp_ecn=E[,E]
 cnp_qpn=Q[,Q] cnp_gap_min_us=G cnp_gap2_min_us=G2 cnp_span_us=S
-(cnp_qpn: the CNPs' destination QPNs in hex; cnp_gap_min_us: the shortest
+cnp_first_us=T
+(cnp_qpn: the CNPs' destination QPNs in hex; cnp_first_us: the first CNP's
+capture time, microseconds since the epoch; cnp_gap_min_us: the shortest
 interval between two consecutive CNPs to the same QPN, cnp_gap2_min_us
 between a CNP and the next but one; cnp_span_us: first to last CNP; "-"
 when there are too few CNPs.)
@@ -145,6 +147,7 @@ def main():
     out += ' cnp_gap_min_us=' + ('-' if cnp_gap is None else f'{cnp_gap:.0f}')
     out += ' cnp_gap2_min_us=' + ('-' if cnp_gap2 is None else f'{cnp_gap2:.0f}')
     out += ' cnp_span_us=' + (f'{cnp_t[-1] - cnp_t[0]:.0f}' if len(cnp_t) > 1 else '-')
+    out += ' cnp_first_us=' + (f'{cnp_t[0]:.0f}' if cnp_t else '-')
     print(out)
 
 
