@@ -300,7 +300,10 @@ for _ in $(seq 100); do
 	_topo_sleep 0.1
 done
 fa0=$(dp_kv "$(dp_objects)" flows_alloc)
-traffic 8s --depth 4 || tap_bail "rocegen did not start"
+# The traffic lasts until the loop is done (SIGINT below), however slowly
+# the loop runs: the flows never go idle (no expiry) and every cycle races
+# with live traffic.
+DP_RG_TIMEOUT=400 traffic 300s --depth 4 || tap_bail "rocegen did not start"
 _topo_sleep 0.5
 fails=0 under=0
 for i in $(seq 30); do
@@ -321,6 +324,7 @@ for i in $(seq 30); do
 	kill -0 "$CLI" 2>/dev/null && under=$((under + 1))
 done
 fa1=$(dp_kv "$(dp_objects)" flows_alloc)
+pkill -INT -f -- "^$DP_RG --client"
 wait "$CLI" "$SRV"
 tap_cmp "$fails" -eq 0 "30 cycles of detach, parameter changes and attach: every command succeeded"
 tap_cmp "$under" -ge 5 "... $under of them while the traffic ran"
