@@ -52,6 +52,14 @@ tap_run "switch port toward host 3 marks every packet CE" mark_all_ce || tap_bai
 tap_run "fq on veth3, rocecc attached on veth3 only" eval 'dp_fq 3 && dp_attach 3'
 
 dstat() { "$R" -j -s dev show veth3 | jq -r ".[0].stats.$1"; }
+# Packets the guest's per-CPU input backlogs dropped (/proc/net/softnet_stat,
+# second column, hex): veth delivers through them, and the unthrottled
+# senders can overflow them under TCG load, CNPs included.
+softnet_drops() {
+	local _a d _r n=0
+	while read -r _a d _r; do n=$((n + 16#$d)); done </proc/net/softnet_stat
+	echo "$n"
+}
 # gt_frac A B F: A > B * F (decimals)
 ge_frac() { awk -v a="$1" -v b="$2" -v f="$3" 'BEGIN { exit !(a >= b * f) }'; }
 
@@ -64,6 +72,7 @@ for prof in mlx5 paper; do
 	read -r _ _ dscp _ < <("$R" param show dev veth3 np_cnp_dscp)
 	tap_diag "[${SECONDS} s] $prof: np_min_time_between_cnps $nmin us, np_cnp_dscp $dscp"
 	before_sent=$(dstat np_cnp_sent)
+	before_drop=$(softnet_drops)
 	before_miss=$(dstat resolver_miss)
 	before_res=$(dp_kv "$(dp_objects)" cnp_resolver)
 	pids=
@@ -125,7 +134,10 @@ for prof in mlx5 paper; do
 		first=$(awk -v a="$(dp_kv "$sum" cnp_first_us)" -v t="$t0" 'BEGIN { printf "%d", (a - t * 1e6) / 1000 }')
 		tap_cmp "$first" -le 1000 "$prof host $h: the first CNP came ${first} ms after the traffic started"
 	done
-	tap_cmp "$((sent - wire))" -le 2 "$prof: np_cnp_sent ($sent) = CNPs on the wire ($wire), up to 2 in flight"
+	drops=$(($(softnet_drops) - before_drop))
+	# and what the captures themselves lost (tcpdump says so as it exits)
+	cdrops=$(awk '/dropped by kernel/ { n += $1 } END { print n + 0 }' "$work/$prof.td1" "$work/$prof.td2")
+	tap_cmp "$((sent - wire))" -le "$((2 + drops + cdrops))" "$prof: np_cnp_sent ($sent) = CNPs on the wire ($wire), up to 2 in flight, $drops dropped by the input backlogs, $cdrops by the captures"
 	tap_cmp "$((wire - sent))" -le 0 "$prof: no CNP on the wire that np_cnp_sent does not count"
 	# Host 3 sends only ACKs to its peers, so its QPs enter the QP cache
 	# with their first CE mark, which waits for the resolver; the
