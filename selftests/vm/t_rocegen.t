@@ -34,11 +34,13 @@ jget() {
 rgrun() {
 	local name=$1
 	shift
-	"$rg" --server --dev "$srv_dev" --port $port -Q \
+	# Bounded: a generator that hangs fails its run (status 124) instead
+	# of the whole guest's time budget.
+	timeout 150 "$rg" --server --dev "$srv_dev" --port $port -Q \
 		--json "$work/$name.srv.json" 2>"$work/$name.srv.err" &
 	local spid=$!
 	topo_wait_listen $port 20 || tap_bail "server did not listen"
-	"$rg" --client "$srv_ip" --dev "$cli_dev" --port $port --cpu 0 -Q \
+	timeout 120 "$rg" --client "$srv_ip" --dev "$cli_dev" --port $port --cpu 0 -Q \
 		--json "$work/$name.json" "$@" 2>"$work/$name.err"
 	st=$?
 	wait "$spid"
@@ -93,6 +95,7 @@ fi
 if [ -n "$cap" ]; then
 	sleep 2
 	rgrun tclass --tclass 2 --count 50
+	tap_cmp "$st" -eq 0 "--tclass 2 run: exit 0"
 	wait "$cap"
 	tap_diag "$(head -n 2 "$work/cap")"
 	grep -Eq 'tos 0x2,ECT\(0\)|^0x0*2$' "$work/cap"
