@@ -141,6 +141,28 @@ static void *vec_push(struct vec *v)
 	return p;
 }
 
+/*
+ * Dump @cmd (for device @index, ~0u: all) through @cb, which appends
+ * elements of @elsz bytes to a struct vec; the array (malloc'ed, NULL if
+ * empty) and its length on success, nothing to free on error.
+ */
+static int rdma_nl_dump_vec(struct rdma_nl *r, uint8_t cmd, uint32_t index,
+			    mnl_cb_t cb, size_t elsz, void **out, size_t *n)
+{
+	struct vec v = { .elsz = elsz };
+	int err = rdma_nl_dump(r, cmd, index, cb, &v);
+
+	if (!err)
+		err = v.err;
+	if (err) {
+		free(v.v);
+		return err;
+	}
+	*out = v.v;
+	*n = v.n;
+	return 0;
+}
+
 static int dev_cb(const struct nlmsghdr *nlh, void *data)
 {
 	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX] = {};
@@ -163,18 +185,9 @@ static int dev_cb(const struct nlmsghdr *nlh, void *data)
 
 int rdma_nl_devices(struct rdma_nl *r, struct rdma_nl_dev **devs, size_t *n)
 {
-	struct vec v = { .elsz = sizeof(**devs) };
-	int err = rdma_nl_dump(r, RDMA_NLDEV_CMD_GET, ~0u, dev_cb, &v);
-
-	if (!err)
-		err = v.err;
-	if (err) {
-		free(v.v);
-		return err;
-	}
-	*devs = v.v;
-	*n = v.n;
-	return 0;
+	return rdma_nl_dump_vec(r, RDMA_NLDEV_CMD_GET, ~0u, dev_cb,
+				sizeof(**devs),
+				(void **)devs, n);
 }
 
 static int port_cb(const struct nlmsghdr *nlh, void *data)
@@ -198,18 +211,9 @@ static int port_cb(const struct nlmsghdr *nlh, void *data)
 int rdma_nl_ports(struct rdma_nl *r, uint32_t index,
 		  struct rdma_nl_port **ports, size_t *n)
 {
-	struct vec v = { .elsz = sizeof(**ports) };
-	int err = rdma_nl_dump(r, RDMA_NLDEV_CMD_PORT_GET, index, port_cb, &v);
-
-	if (!err)
-		err = v.err;
-	if (err) {
-		free(v.v);
-		return err;
-	}
-	*ports = v.v;
-	*n = v.n;
-	return 0;
+	return rdma_nl_dump_vec(r, RDMA_NLDEV_CMD_PORT_GET, index, port_cb,
+				sizeof(**ports),
+				(void **)ports, n);
 }
 
 static int qp_entry(const struct nlattr *e, struct vec *v)
@@ -256,18 +260,9 @@ static int qp_cb(const struct nlmsghdr *nlh, void *data)
 int rdma_nl_qps(struct rdma_nl *r, uint32_t index,
 		struct rdma_nl_qp **qps, size_t *n)
 {
-	struct vec v = { .elsz = sizeof(**qps) };
-	int err = rdma_nl_dump(r, RDMA_NLDEV_CMD_RES_QP_GET, index, qp_cb, &v);
-
-	if (!err)
-		err = v.err;
-	if (err) {
-		free(v.v);
-		return err;
-	}
-	*qps = v.v;
-	*n = v.n;
-	return 0;
+	return rdma_nl_dump_vec(r, RDMA_NLDEV_CMD_RES_QP_GET, index, qp_cb,
+				sizeof(**qps),
+				(void **)qps, n);
 }
 
 const char *rdma_nl_qp_state_name(uint8_t state)
