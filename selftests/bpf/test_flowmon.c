@@ -1179,23 +1179,6 @@ static void test_full(void)
 	flowmon__destroy(small);
 }
 
-static char verifier_log[1 << 16];
-static size_t verifier_log_len;
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	int n;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	n = vsnprintf(verifier_log + verifier_log_len,
-		      sizeof(verifier_log) - verifier_log_len, fmt, ap);
-	if (n > 0 && verifier_log_len + n < sizeof(verifier_log))
-		verifier_log_len += n;
-	return 0;
-}
-
 static void diag_prog(const char *name, int fd)
 {
 	struct bpf_prog_info info = {};
@@ -1216,7 +1199,7 @@ int main(void)
 		       strerror(err));
 		return 0;
 	}
-	libbpf_set_print(libbpf_print);
+	libbpf_set_print(bpf_test_log);
 	skel = flowmon__open();
 	if (!skel) {
 		tap_ok(0, "flowmon.bpf.o opens: %s", strerror(errno));
@@ -1226,7 +1209,7 @@ int main(void)
 	err = flowmon__load(skel);
 	if (err) {
 		tap_ok(0, "flowmon.bpf.o loads: %s", strerror(errno));
-		fputs(verifier_log, stdout);
+		fputs(bpf_test_log_buf, stdout);
 		return tap_done();
 	}
 	tap_ok(1, "flowmon.bpf.o loads (the verifier accepts both programs)");

@@ -60,23 +60,6 @@ static unsigned int nframes;
 static struct parse_check *skel;
 static int prog_fd;
 
-static char verifier_log[1 << 16];
-static size_t verifier_log_len;
-
-static int libbpf_print(enum libbpf_print_level level, const char *fmt,
-			va_list ap)
-{
-	int n;
-
-	if (level == LIBBPF_DEBUG)
-		return 0;
-	n = vsnprintf(verifier_log + verifier_log_len,
-		      sizeof(verifier_log) - verifier_log_len, fmt, ap);
-	if (n > 0 && verifier_log_len + n < sizeof(verifier_log))
-		verifier_log_len += n;
-	return 0;
-}
-
 static void add_frame(const char *name, const uint8_t *l2, uint32_t l2len,
 		      const uint8_t *d, uint32_t len)
 {
@@ -400,12 +383,12 @@ int main(void)
 		       strerror(err));
 		return 0;
 	}
-	libbpf_set_print(libbpf_print);
+	libbpf_set_print(bpf_test_log);
 	skel = parse_check__open_and_load();
 	if (!skel) {
 		err = errno;
 		tap_ok(0, "parse_check.bpf.o loads: %s", strerror(err));
-		fputs(verifier_log, stdout);
+		fputs(bpf_test_log_buf, stdout);
 		return tap_done();
 	}
 	tap_ok(1, "parse_check.bpf.o loads (verifier accepts the parser)");
