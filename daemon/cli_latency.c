@@ -133,23 +133,24 @@ static size_t http_write(char *data, size_t size, size_t n, void *arg)
 	return add;
 }
 
-/*
- * GET http://@addr:@port@path with libcurl into a malloc'ed, NUL-terminated
- * buffer; the HTTP status in @status. 0, or -1 with the reason printed.
- */
-static int http_get(const char *addr, const char *port, const char *path,
-		    char **out, long *status)
+void cli_http_url(char *buf, size_t n, const char *addr, const char *port,
+		  const char *path)
+{
+	snprintf(buf, n, strchr(addr, ':') ? "http://[%s]:%s%s" :
+		 "http://%s:%s%s", addr, port, path);
+}
+
+int cli_http_get(const char *url, char **out, long *status, char *msg,
+		 size_t msglen)
 {
 	struct http_buf b = { 0 };
-	char url[512], err[CURL_ERROR_SIZE] = "";
+	char err[CURL_ERROR_SIZE] = "";
 	CURLcode rc;
 	CURL *curl;
 
-	snprintf(url, sizeof(url), strchr(addr, ':') ? "http://[%s]:%s%s" :
-		 "http://%s:%s%s", addr, port, path);
 	curl = curl_easy_init();
 	if (!curl) {
-		fprintf(stderr, "rocecc: latency: libcurl failed to start\n");
+		snprintf(msg, msglen, "libcurl failed to start");
 		return -1;
 	}
 	curl_easy_setopt(curl, CURLOPT_URL, url);
@@ -161,9 +162,9 @@ static int http_get(const char *addr, const char *port, const char *path,
 	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &b);
 	rc = curl_easy_perform(curl);
 	if (rc != CURLE_OK) {
-		fprintf(stderr, "rocecc: latency: %s: %s%s\n", url,
-			err[0] ? err : curl_easy_strerror(rc),
-			rc == CURLE_COULDNT_CONNECT ? " (is roceccd running?)" : "");
+		snprintf(msg, msglen, "%s: %s%s", url,
+			 err[0] ? err : curl_easy_strerror(rc),
+			 rc == CURLE_COULDNT_CONNECT ? " (is roceccd running?)" : "");
 		curl_easy_cleanup(curl);
 		free(b.p);
 		return -1;
@@ -171,13 +172,18 @@ static int http_get(const char *addr, const char *port, const char *path,
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
 	curl_easy_cleanup(curl);
 	*out = b.p ? b.p : strdup("");
-	return *out ? 0 : -1;
+	if (!*out) {
+		snprintf(msg, msglen, "%s: out of memory", url);
+		return -1;
+	}
+	return 0;
 }
 
 int cli_latency(const struct cli_latency_opts *o, int argc, char **argv)
 {
 	const char *addr = CLI_LAT_DEFAULT_ADDR, *port = CLI_LAT_DEFAULT_PORT;
 	const char *sort = "p99";
+	char url[512], msg[CURL_ERROR_SIZE + 600];
 	json_object *flows;
 	char *resp;
 	long status;
@@ -211,8 +217,11 @@ int cli_latency(const struct cli_latency_opts *o, int argc, char **argv)
 	}
 	json_object_put(flows);
 
-	if (http_get(addr, port, "/flows.json", &resp, &status))
+	cli_http_url(url, sizeof(url), addr, port, "/flows.json");
+	if (cli_http_get(url, &resp, &status, msg, sizeof(msg))) {
+		fprintf(stderr, "rocecc: latency: %s\n", msg);
 		return CLI_EXIT_FAIL;
+	}
 	if (status != 200) {
 		fprintf(stderr, "rocecc: latency: roceccd at %s port %s answered HTTP %ld\n",
 			addr, port, status);

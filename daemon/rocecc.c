@@ -11,6 +11,7 @@
  *   rocecc ... flow show [dev DEV]
  *   rocecc ... monitor
  *   rocecc [-j [-p]] latency [addr ADDR] [port PORT] [sort KEY]   (from roceccd)
+ *   rocecc [-j] top [addr ADDR] [port PORT] [sort KEY] [delay SEC] [count N]
  *   rocecc help
  *
  * Exit status: 0 success, 1 the kernel refused or something failed,
@@ -33,6 +34,7 @@
 #include "cli_flow.h"
 #include "cli_latency.h"
 #include "cli_nl.h"
+#include "cli_top.h"
 #include "cli_util.h"
 
 struct cli {
@@ -69,6 +71,16 @@ static void usage(FILE *f)
 		"                                 p50/p99/p99.9 (us) from roceccd's HTTP\n"
 		"                                 endpoint (default 127.0.0.1 port 9468;\n"
 		"                                 sort default p99, slowest first)\n"
+		"  rocecc top [addr ADDR] [port PORT] [sort p50|p99|p999|rtt|tx|msgs|flow]\n"
+		"             [delay SEC] [count N]\n"
+		"                                 live view of roceccd's flows: rates (Mbit/s,\n"
+		"                                 messages, CNPs, CE marks per second),\n"
+		"                                 percentiles, stragglers (!), groups; every\n"
+		"                                 SEC seconds (default 1, 0.1..3600); 'q'\n"
+		"                                 quits. Not on a terminal, or with count N\n"
+		"                                 (N frames, then exit): batch mode, frames\n"
+		"                                 one after another; -j: one JSON object per\n"
+		"                                 frame and line\n"
 		"\n"
 		"Parameter sets: 'default' (the default without 'dev') is what devices\n"
 		"attached later start with; 'dev DEV' is an attached device's own set.\n"
@@ -683,6 +695,12 @@ int main(int argc, char **argv)
 
 		signal(SIGPIPE, SIG_DFL);
 		return cli_latency(&lo, argc - 2, argv + 2);
+	}
+	if (cli_matches(argv[1], "top")) {
+		struct cli_top_opts to = { .json = c.json };
+
+		signal(SIGPIPE, SIG_DFL);
+		return cli_top(&to, argc - 2, argv + 2);
 	}
 	if (cli_matches(argv[1], "dev"))
 		fn = do_dev;
