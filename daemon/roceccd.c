@@ -46,15 +46,27 @@
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 #include <microhttpd.h>
+#include <ifaddrs.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
+#include <linux/magic.h>
+#include <systemd/sd-daemon.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
 #include <rocecc/hist.h>
+#include <rocecc/params.h>
+#include <uapi/linux/rocecc.h>
 #include "../bpf/flowmon.h"
 #include "flowmon.skel.h"
 
+#include "cli_nl.h"
+#include "cli_util.h"
+#include "rankmap.h"
+#include "rdconf.h"
 #include "rdma_nl.h"
 #include "roceccd_fmt.h"
+#include "straggler.h"
 
 /* Our filters' priority and handle on both clsact hooks */
 #define RD_TC_PRIO	0xc0c
@@ -81,16 +93,51 @@ struct rd_netdev {
 	char dev[RDMA_NL_NAME_MAX];
 	bool created_qdisc;	/* we made its clsact */
 	bool seen;
+	bool mod_attached;	/* we attached rocecc.ko to it */
+	bool created_fq;	/* we made fq its root qdisc, for rocecc.ko */
+	unsigned int mod_gen;	/* rd.conf_gen its module parameters follow */
+	unsigned int mod_err_gen;	/* rd.conf_gen of the last error logged */
+	int rank_host;		/* this host in the rank map, or -1 */
 };
 
+/*
+ * What the daemon keeps of one flow between polls (sorted by key): the
+ * window baselines of its message completion histogram and the straggler
+ * verdict.
+ */
+struct rd_fstate {
+	struct flowmon_key key;
+	struct strag_win win;
+	uint64_t win_samples;	/* in the window */
+	uint64_t win_p99_ns;	/* 0 if the window is empty */
+	bool straggler;
+	uint64_t sgroup;	/* the group it straggles in */
+	uint64_t smedian_ns;	/* that group's median p99 */
+	unsigned int sflows;	/* eligible flows in that group */
+	double ratio;
+	char groups[128];	/* "dp0,pp1", "" if none */
+	bool seen;
+};
+
+/* An event, for /events.json and the log */
+struct rd_event {
+	uint64_t seq;
+	struct timespec when;	/* CLOCK_REALTIME */
+	char type[24];
+	char text[320];		/* JSON object members, already encoded */
+};
+
+#define RD_EVENTS	256	/* power of two */
+
 struct rd {
-	/* options */
-	const char *listen;
-	uint16_t port;
-	uint64_t interval_ms;
-	uint64_t linger_ms;
-	unsigned int per_octave;
-	int log_level;
+	struct rd_conf conf;	/* effective: file, then command line */
+	unsigned int conf_gen;	/* bumped on every (re)load */
+	const char *conf_path;	/* NULL: none */
+	bool conf_explicit;	/* -c given: the file must exist */
+	int argc;		/* the command line, re-applied on reload */
+	char **argv;
+	struct rankmap rmap;
+	bool have_rmap;
 	bool foreground;
 
 	struct flowmon *skel;
@@ -98,18 +145,34 @@ struct rd {
 	struct MHD_Daemon *httpd;
 	int listen_fd;
 	const char *pidfile;
+	char pinned[256];	/* the pin directory in use, "" if none */
+	struct rnl mod;		/* rocecc.ko's genetlink family */
+	bool mod_open;
+	bool mod_absent_logged;
+	uint64_t start_ms;
 	pthread_mutex_t lock;	/* everything below */
 	struct rd_qp *qps;
 	size_t nqps, capqps;
 	struct rd_netdev *nds;
 	size_t nnds, capnds;
+	struct rd_fstate *fs;	/* sorted by key */
+	size_t nfs, capfs;
+	unsigned int nstragglers;
+	struct rd_event ev[RD_EVENTS];
+	uint64_t ev_seq;	/* seq of the newest event; 0: none yet */
 	uint64_t polls, poll_errors;
+	uint64_t reloads, reload_errors;
+	uint64_t straggler_flagged;
+	uint64_t mod_errors;
 };
 
 static const char *prog = "roceccd";
 static int log_level = LOG_INFO_;
 static bool log_syslog;
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, reload;
+
+static void rd_strag_round(struct rd *rd, uint64_t now);
+static void rd_rank_hosts(struct rd *rd);
 
 static void rd_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -141,6 +204,65 @@ static uint64_t now_ms(void)
 
 /* ---- TC attachment ---------------------------------------------------- */
 
+/*
+ * Send @nlh on a fresh rtnetlink socket and run the replies through @cb
+ * (may be NULL) until the ACK or the end of a dump. 0 or -errno.
+ */
+static int rd_rtnl(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	char buf[16384];
+	struct mnl_socket *sk;
+	unsigned int seq = (unsigned int)time(NULL), portid;
+	ssize_t len;
+	int ret, err = 0;
+
+	sk = mnl_socket_open(NETLINK_ROUTE);
+	if (!sk)
+		return -errno;
+	if (mnl_socket_bind(sk, 0, MNL_SOCKET_AUTOPID) < 0) {
+		err = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(sk);
+	nlh->nlmsg_seq = seq;
+	if (mnl_socket_sendto(sk, nlh, nlh->nlmsg_len) < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (;;) {
+		len = mnl_socket_recvfrom(sk, buf, sizeof(buf));
+		if (len < 0) {
+			err = -errno;
+			break;
+		}
+		ret = mnl_cb_run(buf, len, seq, portid, cb, data);
+		if (ret < 0) {
+			err = -errno;
+			break;
+		}
+		if (ret == MNL_CB_STOP)
+			break;
+	}
+out:
+	mnl_socket_close(sk);
+	return err;
+}
+
+static struct tcmsg *rd_tc_msg(char *buf, uint16_t type, uint16_t flags,
+			       uint32_t ifindex, uint32_t parent)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct tcmsg *tcm;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = (int)ifindex;
+	tcm->tcm_parent = parent;
+	return tcm;
+}
+
 struct filter_count {
 	unsigned int n;
 };
@@ -157,52 +279,68 @@ static int filter_cb(const struct nlmsghdr *nlh, void *data)
 /* The number of filters on hook @parent of @ifindex, or -errno. */
 static int rd_count_filters(uint32_t ifindex, uint32_t parent)
 {
-	char buf[16384];
-	struct mnl_socket *sk;
-	struct nlmsghdr *nlh;
-	struct tcmsg *tcm;
+	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct filter_count c = { 0 };
-	unsigned int seq = (unsigned int)time(NULL), portid;
-	ssize_t len;
-	int ret, err = 0;
+	int err;
 
-	sk = mnl_socket_open(NETLINK_ROUTE);
-	if (!sk)
-		return -errno;
-	if (mnl_socket_bind(sk, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(sk);
-	nlh = mnl_nlmsg_put_header(buf);
-	nlh->nlmsg_type = RTM_GETTFILTER;
-	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
-	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = (int)ifindex;
-	tcm->tcm_parent = parent;
-	if (mnl_socket_sendto(sk, nlh, nlh->nlmsg_len) < 0) {
-		err = -errno;
-		goto out;
-	}
-	for (;;) {
-		len = mnl_socket_recvfrom(sk, buf, sizeof(buf));
-		if (len < 0) {
-			err = -errno;
-			break;
-		}
-		ret = mnl_cb_run(buf, len, seq, portid, filter_cb, &c);
-		if (ret < 0) {
-			err = -errno;
-			break;
-		}
-		if (ret == MNL_CB_STOP)
-			break;
-	}
-out:
-	mnl_socket_close(sk);
+	rd_tc_msg(buf, RTM_GETTFILTER, NLM_F_DUMP, ifindex, parent);
+	err = rd_rtnl((struct nlmsghdr *)buf, filter_cb, &c);
 	return err ? err : (int)c.n;
+}
+
+struct root_kind {
+	uint32_t ifindex;
+	char kind[32];
+};
+
+static int root_kind_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+	struct root_kind *r = data;
+	struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC ||
+	    (uint32_t)tcm->tcm_ifindex != r->ifindex ||
+	    tcm->tcm_parent != TC_H_ROOT)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*tcm))
+		if (mnl_attr_get_type(a) == TCA_KIND &&
+		    !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
+			snprintf(r->kind, sizeof(r->kind), "%s",
+				 mnl_attr_get_str(a));
+	return MNL_CB_OK;
+}
+
+/* The kind of @ifindex's root qdisc ("noqueue", "fq", ...) into @kind. */
+static int rd_root_kind(uint32_t ifindex, char *kind, size_t n)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct root_kind r = { .ifindex = ifindex };
+	int err;
+
+	rd_tc_msg(buf, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0);
+	err = rd_rtnl((struct nlmsghdr *)buf, root_kind_cb, &r);
+	snprintf(kind, n, "%s", r.kind[0] ? r.kind : "?");
+	return err;
+}
+
+/* Root qdisc of @ifindex: fq flow_limit 1000 (@add), or the default back. */
+static int rd_root_fq(uint32_t ifindex, bool add)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct nlattr *opt;
+
+	rd_tc_msg(buf, add ? RTM_NEWQDISC : RTM_DELQDISC,
+		  NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_REPLACE : 0),
+		  ifindex, TC_H_ROOT);
+	if (add) {
+		mnl_attr_put_strz(nlh, TCA_KIND, "fq");
+		opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+		mnl_attr_put_u32(nlh, TCA_FQ_FLOW_PLIMIT, 1000);
+		mnl_attr_nest_end(nlh, opt);
+	}
+	return rd_rtnl(nlh, NULL, NULL);
 }
 
 static int rd_attach(struct rd *rd, struct rd_netdev *nd)
@@ -275,6 +413,307 @@ static void rd_detach(struct rd_netdev *nd)
 			       nd->name);
 	}
 	rd_log(LOG_INFO_, "%s: flowmon detached", nd->name);
+}
+
+/* ---- events ------------------------------------------------------------- */
+
+/*
+ * Record an event for /events.json: @type and JSON object members @fmt
+ * (already encoded, without braces). Under rd->lock.
+ */
+static void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
+{
+	struct rd_event *e = &rd->ev[++rd->ev_seq & (RD_EVENTS - 1)];
+	va_list ap;
+
+	e->seq = rd->ev_seq;
+	clock_gettime(CLOCK_REALTIME, &e->when);
+	snprintf(e->type, sizeof(e->type), "%s", type);
+	va_start(ap, fmt);
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	va_end(ap);
+}
+
+/* A string as a JSON string literal (quotes included) into @buf. */
+static const char *rd_jstr(const char *s, char *buf, size_t n)
+{
+	json_object *o = json_object_new_string(s);
+
+	snprintf(buf, n, "%s", json_object_to_json_string_ext(o,
+		 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(o);
+	return buf;
+}
+
+/* ---- rocecc.ko ------------------------------------------------------------ */
+
+/*
+ * With [module] attach = yes the daemon attaches rocecc.ko to the RoCE
+ * netdevs its "devices" list selects, once the module is loaded (it is
+ * looked for every poll), and gives each the configured profile and
+ * parameters: on attaching, and again after every reload of the config.
+ * A device that is already attached (by an operator, or by a daemon that
+ * died) is adopted: it gets the configuration too, but is not detached on
+ * exit, since this daemon did not attach it. A device someone detaches
+ * while attach = yes is attached again at the next poll: the config file is
+ * the source of truth (set attach = no and reload to stop). Devices this
+ * daemon attached are detached when attach turns no, when they leave the
+ * devices list, and on a clean shutdown.
+ */
+
+/* rocecc.ko's family, opened if it is there; false if not loaded. */
+static bool rd_mod_ready(struct rd *rd)
+{
+	int err;
+
+	if (rd->mod_open)
+		return true;
+	err = rnl_open(&rd->mod);
+	if (err) {
+		if (!rd->mod_absent_logged)
+			rd_log(err == -ENOENT ? LOG_INFO_ : LOG_WARN_,
+			       "rocecc.ko: %s; attaching it waits for it",
+			       err == -ENOENT ? "not loaded" : strerror(-err));
+		rd->mod_absent_logged = true;
+		return false;
+	}
+	rd->mod_open = true;
+	rd->mod_absent_logged = false;
+	return true;
+}
+
+/* The family went away (module unloaded): open it afresh next time. */
+static void rd_mod_lost(struct rd *rd)
+{
+	struct rd_netdev *nd;
+	size_t i;
+
+	rnl_close(&rd->mod);
+	rd->mod_open = false;
+	for (i = 0; i < rd->nnds; i++) {
+		nd = &rd->nds[i];
+		nd->mod_attached = false;
+		nd->mod_gen = 0;
+	}
+}
+
+static int rd_mod_dev_cmd(struct rd *rd, uint8_t cmd, const struct rd_netdev *nd)
+{
+	struct nlmsghdr *nlh = rnl_msg(&rd->mod, cmd, NLM_F_ACK);
+
+	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
+	return rnl_talk(&rd->mod, nlh, NULL, NULL);
+}
+
+static const char *rd_mod_why(struct rd *rd, int err)
+{
+	return rd->mod.ext_msg[0] ? cli_strip_prefix(rd->mod.ext_msg) :
+				    strerror(-err);
+}
+
+/* Is @name in the configured devices list ("" means all)? */
+static bool rd_mod_selected(const struct rd_conf *c, const char *name)
+{
+	const char *p = c->module_devices;
+	size_t n = strlen(name);
+
+	if (!p[0] || !strcmp(p, "all"))
+		return true;
+	while (*p) {
+		size_t w = strcspn(p, " ");
+
+		if (w == n && !strncmp(p, name, n))
+			return true;
+		p += w;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
+/* Profile, then parameters, of the config onto attached device @nd. */
+static int rd_mod_configure(struct rd *rd, struct rd_netdev *nd)
+{
+	const struct rd_conf *c = &rd->conf;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	unsigned int id, n = 0;
+	int err;
+
+	if (c->profile >= 0) {
+		nlh = rnl_msg(&rd->mod, ROCECC_CMD_PROFILE_SET, NLM_F_ACK);
+		mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
+		mnl_attr_put_u32(nlh, ROCECC_A_PROFILE, (uint32_t)c->profile);
+		err = rnl_talk(&rd->mod, nlh, NULL, NULL);
+		if (err) {
+			rd_log(LOG_ERR_, "%s: rocecc.ko: profile %s: %s", nd->name,
+			       cli_profile_name(c->profile), rd_mod_why(rd, err));
+			return err;
+		}
+	}
+	nlh = rnl_msg(&rd->mod, ROCECC_CMD_PARAM_SET, NLM_F_ACK);
+	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
+	nest = mnl_attr_nest_start(nlh, ROCECC_A_PARAMS);
+	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
+		if (!c->param_set[id])
+			continue;
+		mnl_attr_put_u32(nlh, (uint16_t)id, c->param[id]);
+		n++;
+	}
+	mnl_attr_nest_end(nlh, nest);
+	if (n) {
+		err = rnl_talk(&rd->mod, nlh, NULL, NULL);
+		if (err) {
+			rd_log(LOG_ERR_, "%s: rocecc.ko: setting %u parameters: %s",
+			       nd->name, n, rd_mod_why(rd, err));
+			return err;
+		}
+	}
+	rd_log(LOG_INFO_, "%s: rocecc.ko configured: profile %s, %u parameters",
+	       nd->name, c->profile >= 0 ? cli_profile_name(c->profile) :
+	       "unchanged", n);
+	return 0;
+}
+
+/*
+ * rocecc.ko paces with fq and refuses a netdev without it. With fq = yes
+ * (the default) a root qdisc that is one of the kernel's or the
+ * distribution's defaults is replaced by fq before attaching, and the
+ * default comes back when the daemon detaches the module; any other root
+ * qdisc was chosen by someone and is left alone (the module then refuses
+ * the netdev, and the log says why).
+ */
+static void rd_mod_qdisc(struct rd *rd, struct rd_netdev *nd)
+{
+	static const char *const defaults[] = {
+		"noqueue", "pfifo_fast", "fq_codel", "pfifo",
+	};
+	char kind[32];
+	size_t i;
+	int err;
+
+	if (!rd->conf.module_fq || rd_root_kind(nd->ifindex, kind, sizeof(kind)))
+		return;
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		if (!strcmp(kind, defaults[i]))
+			break;
+	if (i == sizeof(defaults) / sizeof(defaults[0]))
+		return;
+	err = rd_root_fq(nd->ifindex, true);
+	if (err) {
+		rd_log(LOG_ERR_, "%s: cannot replace root qdisc %s by fq: %s",
+		       nd->name, kind, strerror(-err));
+		return;
+	}
+	nd->created_fq = true;
+	rd_log(LOG_INFO_, "%s: root qdisc %s replaced by fq flow_limit 1000 (rocecc.ko paces with it)",
+	       nd->name, kind);
+}
+
+/* After detaching: the default root qdisc back, if we put fq there. */
+static void rd_mod_unqdisc(struct rd_netdev *nd)
+{
+	char kind[32];
+	int err;
+
+	if (!nd->created_fq)
+		return;
+	nd->created_fq = false;
+	if (rd_root_kind(nd->ifindex, kind, sizeof(kind)) || strcmp(kind, "fq"))
+		return;		/* gone, or someone changed it since */
+	err = rd_root_fq(nd->ifindex, false);
+	if (err && err != -ENODEV && err != -ENOENT)
+		rd_log(LOG_WARN_, "%s: removing the fq root qdisc: %s", nd->name,
+		       strerror(-err));
+	else if (!err)
+		rd_log(LOG_INFO_, "%s: fq root qdisc removed (default back)",
+		       nd->name);
+}
+
+/* Bring rocecc.ko's attachment of @nd in line with the config. */
+static void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
+{
+	bool want = rd->conf.module_attach && rd_mod_selected(&rd->conf, nd->name);
+	char js[64];
+	int err;
+
+	if (!want && !nd->mod_attached)
+		return;
+	if (!rd_mod_ready(rd))
+		return;
+	err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_GET, nd);
+	if (err && err != -ENODEV) {
+		rd_log(LOG_WARN_, "%s: rocecc.ko: %s", nd->name, rd_mod_why(rd, err));
+		rd->mod_errors++;
+		rd_mod_lost(rd);
+		return;
+	}
+	if (!want) {
+		if (!err) {
+			err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_DETACH, nd);
+			if (err && err != -ENODEV) {
+				rd_log(LOG_WARN_, "%s: rocecc.ko: detach: %s",
+				       nd->name, rd_mod_why(rd, err));
+				rd->mod_errors++;
+				return;
+			}
+			rd_log(LOG_INFO_, "%s: rocecc.ko detached (config)", nd->name);
+			rd_event(rd, "module_detached", "\"netdev\":%s",
+				 rd_jstr(nd->name, js, sizeof(js)));
+		}
+		nd->mod_attached = false;
+		rd_mod_unqdisc(nd);
+		nd->mod_gen = 0;
+		return;
+	}
+	if (err == -ENODEV) {
+		rd_mod_qdisc(rd, nd);
+		err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_ATTACH, nd);
+		if (err && err != -EEXIST) {
+			/* once per configuration, not every poll */
+			if (nd->mod_err_gen != rd->conf_gen)
+				rd_log(LOG_ERR_, "%s: rocecc.ko: attach: %s (retried every poll)",
+				       nd->name, rd_mod_why(rd, err));
+			nd->mod_err_gen = rd->conf_gen;
+			rd->mod_errors++;
+			rd_mod_unqdisc(nd);
+			return;
+		}
+		nd->mod_attached = true;
+		nd->mod_gen = 0;
+		rd_log(LOG_INFO_, "%s: rocecc.ko attached", nd->name);
+		rd_event(rd, "module_attached", "\"netdev\":%s",
+			 rd_jstr(nd->name, js, sizeof(js)));
+	} else if (!nd->mod_attached && !nd->mod_gen) {
+		rd_log(LOG_INFO_, "%s: rocecc.ko already attached: adopted (not detached on exit)",
+		       nd->name);
+	}
+	if (nd->mod_gen != rd->conf_gen) {
+		/* once per configuration: what failed would fail again */
+		if (rd_mod_configure(rd, nd))
+			rd->mod_errors++;
+		nd->mod_gen = rd->conf_gen;
+	}
+}
+
+/* Detach rocecc.ko from @nd if this daemon attached it. */
+static void rd_mod_release(struct rd *rd, struct rd_netdev *nd)
+{
+	int err;
+
+	if (!nd->mod_attached || !rd->mod_open)
+		return;
+	err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_DETACH, nd);
+	if (err == -ENODEV)	/* the netdev went, and the module let go */
+		rd_log(LOG_DEBUG_, "%s: rocecc.ko: was detached already", nd->name);
+	else if (err)
+		rd_log(LOG_WARN_, "%s: rocecc.ko: detach: %s", nd->name,
+		       rd_mod_why(rd, err));
+	else
+		rd_log(LOG_INFO_, "%s: rocecc.ko detached", nd->name);
+	nd->mod_attached = false;
+	rd_mod_unqdisc(nd);
 }
 
 /* ---- discovery ---------------------------------------------------------- */
@@ -489,7 +928,14 @@ static void rd_prune(struct rd *rd, uint64_t now)
 		if (!val->lqpn)
 			continue;
 		e = rd_qp_find(rd, key.ifindex, val->lqpn);
-		if (e && (!e->gone || now - e->gone_ms < rd->linger_ms))
+		if (e && (!e->gone || now - e->gone_ms < rd->conf.linger_ms))
+			continue;
+		/*
+		 * A flow of no QP we know: adopted from the pinned map of a
+		 * daemon before us, for a QP that ended meanwhile. It lingers
+		 * like the others, counted from our start.
+		 */
+		if (!e && now - rd->start_ms < rd->conf.linger_ms)
 			continue;
 		/* deleting the current key: the walk restarts, harmlessly */
 		bpf_map_delete_elem(ffd, &key);
@@ -500,7 +946,7 @@ static void rd_prune(struct rd *rd, uint64_t now)
 	for (i = o = 0; i < rd->nqps; i++) {
 		struct rd_qp *e = &rd->qps[i];
 
-		if (e->gone && now - e->gone_ms >= rd->linger_ms)
+		if (e->gone && now - e->gone_ms >= rd->conf.linger_ms)
 			continue;
 		rd->qps[o++] = *e;
 	}
@@ -562,13 +1008,23 @@ static void rd_poll(struct rd *rd)
 					 ports[j].netdev);
 				snprintf(nd->dev, sizeof(nd->dev), "%s",
 					 devs[i].name);
+				nd->rank_host = -1;
 				if (rd_attach(rd, nd)) {
 					rd->poll_errors++;
 					continue;	/* retried next round */
 				}
 				rd->nnds++;
+				{
+					char j1[64], j2[64];
+
+					rd_event(rd, "netdev_attached",
+						 "\"netdev\":%s,\"dev\":%s",
+						 rd_jstr(nd->name, j1, sizeof(j1)),
+						 rd_jstr(nd->dev, j2, sizeof(j2)));
+				}
 			}
 			nd->seen = true;
+			rd_mod_sync(rd, nd);
 		}
 		rd_learn_qps(rd, &devs[i], ports, nports);
 		free(ports);
@@ -577,16 +1033,24 @@ static void rd_poll(struct rd *rd)
 
 	/* netdevs that are no longer RoCE ports (or gone) */
 	for (i = 0, j = 0; i < rd->nnds; i++) {
-		if (!rd->nds[i].seen) {
-			rd_log(LOG_INFO_, "%s: no longer an RDMA port",
-			       rd->nds[i].name);
-			rd_detach(&rd->nds[i]);
+		struct rd_netdev *nd = &rd->nds[i];
+
+		if (!nd->seen) {
+			char j1[64];
+
+			rd_log(LOG_INFO_, "%s: no longer an RDMA port", nd->name);
+			rd_event(rd, "netdev_gone", "\"netdev\":%s",
+				 rd_jstr(nd->name, j1, sizeof(j1)));
+			rd_mod_release(rd, nd);
+			rd_detach(nd);
 			continue;
 		}
-		rd->nds[j++] = rd->nds[i];
+		rd->nds[j++] = *nd;
 	}
 	rd->nnds = j;
 	rd_prune(rd, now_ms());
+	rd_rank_hosts(rd);
+	rd_strag_round(rd, now_ms());
 }
 
 /* ---- reading the maps --------------------------------------------------- */
@@ -695,6 +1159,313 @@ static unsigned int rd_snap_each(struct rd *rd, const struct rd_snap *s,
 	return (unsigned int)s->n;
 }
 
+/* ---- groups and stragglers ---------------------------------------------- */
+
+/*
+ * Group keys: the kind in the top byte, then what names the group.
+ * Labels: rank-map groups "tp3", "dp0", ...; a process "comm[pid]"; a peer
+ * "peer 10.0.0.2"; "host" for every flow of this host.
+ */
+#define RD_GK_RANK	(1ULL << 56)
+#define RD_GK_PROCESS	(2ULL << 56)
+#define RD_GK_PEER	(3ULL << 56)
+#define RD_GK_HOST	(4ULL << 56)
+#define RD_MAX_GROUPS	16
+
+/* The rank-map host of @nd: [rankmap] host, else an address, else hostname. */
+static int rd_rank_host(struct rd *rd, const struct rd_netdev *nd,
+			const struct ifaddrs *ifa)
+{
+	char buf[INET6_ADDRSTRLEN], host[256];
+	int h;
+
+	if (!rd->have_rmap)
+		return -1;
+	if (rd->conf.local_host[0])
+		return rankmap_host_index(&rd->rmap, rd->conf.local_host);
+	for (; ifa; ifa = ifa->ifa_next) {
+		const void *a;
+
+		if (!ifa->ifa_addr || strcmp(ifa->ifa_name, nd->name))
+			continue;
+		if (ifa->ifa_addr->sa_family == AF_INET)
+			a = &((struct sockaddr_in *)ifa->ifa_addr)->sin_addr;
+		else if (ifa->ifa_addr->sa_family == AF_INET6)
+			a = &((struct sockaddr_in6 *)ifa->ifa_addr)->sin6_addr;
+		else
+			continue;
+		if (!inet_ntop(ifa->ifa_addr->sa_family, a, buf, sizeof(buf)))
+			continue;
+		h = rankmap_host_index(&rd->rmap, buf);
+		if (h >= 0)
+			return h;
+	}
+	if (gethostname(host, sizeof(host)))
+		return -1;
+	host[sizeof(host) - 1] = '\0';
+	return rankmap_host_index(&rd->rmap, host);
+}
+
+/* Every netdev's rank-map host, after a (re)load or a poll. */
+static void rd_rank_hosts(struct rd *rd)
+{
+	struct ifaddrs *ifa = NULL;
+	size_t i;
+
+	if (rd->have_rmap && !rd->conf.local_host[0] && getifaddrs(&ifa))
+		ifa = NULL;
+	for (i = 0; i < rd->nnds; i++)
+		rd->nds[i].rank_host = rd_rank_host(rd, &rd->nds[i], ifa);
+	if (ifa)
+		freeifaddrs(ifa);
+}
+
+static uint64_t rd_peer_hash(const uint8_t peer[16])
+{
+	uint64_t h = 1469598103934665603ULL;	/* FNV-1a */
+	int i;
+
+	for (i = 0; i < 16; i++)
+		h = (h ^ peer[i]) * 1099511628211ULL;
+	return h & ((1ULL << 56) - 1);
+}
+
+/* The rank-map groups of flow @v: into @keys (and "dp0,tp1" into @labels). */
+static size_t rd_rank_groups(struct rd *rd, const struct rd_flow_view *v,
+			     uint64_t *keys, size_t max, char *labels,
+			     size_t lsize)
+{
+	struct rankmap_group g[RD_MAX_GROUPS];
+	struct rd_netdev *nd = rd_netdev_find(rd, v->key.ifindex);
+	size_t n, i, o = 0;
+	int peer;
+
+	if (labels && lsize)
+		labels[0] = '\0';
+	if (!rd->have_rmap || !nd || nd->rank_host < 0)
+		return 0;
+	peer = rankmap_host_index(&rd->rmap, v->peer);
+	if (peer < 0)
+		return 0;
+	n = rankmap_flow_groups(&rd->rmap, (unsigned int)nd->rank_host,
+				(unsigned int)peer, g, RD_MAX_GROUPS);
+	if (n > RD_MAX_GROUPS)
+		n = RD_MAX_GROUPS;
+	for (i = 0; i < n; i++) {
+		if (i < max)
+			keys[i] = RD_GK_RANK | ((uint64_t)g[i].kind << 32) | g[i].id;
+		if (labels && o < lsize)
+			o += (size_t)snprintf(labels + o, lsize - o, "%s%s%u",
+					      i ? "," : "",
+					      rankmap_kind_name(g[i].kind), g[i].id);
+	}
+	return n < max ? n : max;
+}
+
+/* The straggler groups of flow @v under the configured group_by. */
+static size_t rd_strag_groups(struct rd *rd, const struct rd_flow_view *v,
+			      uint64_t *keys, size_t max)
+{
+	enum rd_group_by by = rd->conf.group_by;
+
+	if (by == RD_GROUP_AUTO)
+		by = rd->have_rmap ? RD_GROUP_RANKMAP : RD_GROUP_PROCESS;
+	switch (by) {
+	case RD_GROUP_RANKMAP:
+		return rd_rank_groups(rd, v, keys, max, NULL, 0);
+	case RD_GROUP_PROCESS:
+		if (!v->pid && !strcmp(v->comm, "?"))
+			return 0;
+		keys[0] = RD_GK_PROCESS | v->pid;
+		return 1;
+	case RD_GROUP_PEER:
+		keys[0] = RD_GK_PEER | rd_peer_hash(v->key.peer);
+		return 1;
+	default:
+		keys[0] = RD_GK_HOST;
+		return 1;
+	}
+}
+
+/* The label of group @key, which flow @v belongs to. */
+static void rd_group_label(uint64_t key, const struct rd_flow_view *v,
+			   char *buf, size_t n)
+{
+	switch (key & (0xffULL << 56)) {
+	case RD_GK_RANK:
+		snprintf(buf, n, "%s%u",
+			 rankmap_kind_name((enum rankmap_kind)((key >> 32) & 0xff)),
+			 (unsigned int)key);
+		break;
+	case RD_GK_PROCESS:
+		snprintf(buf, n, "%s[%u]", v->comm, v->pid);
+		break;
+	case RD_GK_PEER:
+		snprintf(buf, n, "peer %s", v->peer);
+		break;
+	default:
+		snprintf(buf, n, "host");
+	}
+}
+
+static int rd_key_cmp(const struct flowmon_key *a, const struct flowmon_key *b)
+{
+	return memcmp(a, b, sizeof(*a));
+}
+
+/* The state of flow @key, or NULL (rd->fs is sorted by key). */
+static struct rd_fstate *rd_fstate_find(struct rd *rd,
+					const struct flowmon_key *key)
+{
+	size_t lo = 0, hi = rd->nfs;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = rd_key_cmp(&rd->fs[mid].key, key);
+
+		if (!c)
+			return &rd->fs[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+static int rd_fstate_sort(const void *a, const void *b)
+{
+	return rd_key_cmp(&((const struct rd_fstate *)a)->key,
+			  &((const struct rd_fstate *)b)->key);
+}
+
+/*
+ * One straggler round, after a poll (under rd->lock): every flow's message
+ * completion histogram over the window, its groups, strag_eval(), and a
+ * log line and an event for every flow that becomes or stops being a
+ * straggler.
+ */
+static void rd_strag_round(struct rd *rd, uint64_t now)
+{
+	struct strag_conf sc = {
+		.factor = rd->conf.factor,
+		.min_samples = rd->conf.min_messages,
+		.min_flows = rd->conf.min_flows,
+	};
+	struct rd_snap snap;
+	struct strag_item *it = NULL;
+	uint64_t *gkeys = NULL;
+	__u64 *delta = NULL;
+	size_t i, o, nadd = 0;
+	int ret;
+
+	if (rd_snap_take(rd, &snap))
+		return;
+	for (i = 0; i < rd->nfs; i++)
+		rd->fs[i].seen = false;
+	/* new flows get a state; the array is sorted again below */
+	for (i = 0; i < snap.n; i++) {
+		if (rd_fstate_find(rd, &snap.v[i].key))
+			continue;
+		if (rd->nfs + nadd >= rd->capfs) {
+			size_t nc = rd->capfs ? rd->capfs * 2 : 64;
+			void *p = realloc(rd->fs, nc * sizeof(*rd->fs));
+
+			if (!p)
+				goto out;
+			rd->fs = p;
+			rd->capfs = nc;
+		}
+		memset(&rd->fs[rd->nfs + nadd], 0, sizeof(*rd->fs));
+		rd->fs[rd->nfs + nadd].key = snap.v[i].key;
+		nadd++;
+	}
+	rd->nfs += nadd;
+	if (nadd)
+		qsort(rd->fs, rd->nfs, sizeof(*rd->fs), rd_fstate_sort);
+
+	it = calloc(snap.n ? snap.n : 1, sizeof(*it));
+	gkeys = calloc((snap.n ? snap.n : 1) * RD_MAX_GROUPS, sizeof(*gkeys));
+	delta = malloc(sizeof(__u64) * FLOWMON_HIST_BUCKETS);
+	if (!it || !gkeys || !delta)
+		goto out;
+	for (i = 0; i < snap.n; i++) {
+		struct rd_fstate *st = rd_fstate_find(rd, &snap.v[i].key);
+		uint64_t ns = 0;
+
+		st->seen = true;
+		st->win_samples = strag_win_delta(&st->win, snap.f[i].mct.bucket,
+						  now, rd->conf.window_ms, delta);
+		st->win_p99_ns = rd_hist_percentile(delta, 990000, &ns) ? ns : 0;
+		rd_rank_groups(rd, &snap.v[i], gkeys, 0, st->groups,
+			       sizeof(st->groups));
+		it[i].p99_ns = st->win_p99_ns;
+		it[i].samples = st->win_samples;
+		it[i].groups = &gkeys[i * RD_MAX_GROUPS];
+		it[i].ngroups = rd_strag_groups(rd, &snap.v[i],
+						&gkeys[i * RD_MAX_GROUPS],
+						RD_MAX_GROUPS);
+		it[i].was_straggler = st->straggler;
+	}
+	ret = strag_eval(it, snap.n, &sc);
+	if (ret < 0) {
+		rd_log(LOG_WARN_, "straggler evaluation: %s", strerror(-ret));
+		goto out;
+	}
+	rd->nstragglers = (unsigned int)ret;
+	for (i = 0; i < snap.n; i++) {
+		struct rd_fstate *st = rd_fstate_find(rd, &snap.v[i].key);
+		char g[64], jf[320], jg[96];
+
+		st->ratio = it[i].ratio;
+		if (it[i].straggler) {
+			st->sgroup = it[i].group;
+			st->smedian_ns = it[i].median_ns;
+			st->sflows = it[i].group_flows;
+		}
+		if (it[i].straggler == st->straggler)
+			continue;
+		st->straggler = it[i].straggler;
+		rd_group_label(st->sgroup, &snap.v[i], g, sizeof(g));
+		rd_jstr(snap.v[i].name, jf, sizeof(jf));
+		rd_jstr(g, jg, sizeof(jg));
+		if (st->straggler) {
+			rd->straggler_flagged++;
+			rd_log(LOG_WARN_, "straggler: %s: message completion p99 %.1f us is %.2f x the median %.1f us of group %s (%u flows, factor %.2f)",
+			       snap.v[i].name, (double)st->win_p99_ns / 1e3,
+			       st->ratio, (double)st->smedian_ns / 1e3, g,
+			       st->sflows, rd->conf.factor);
+			rd_event(rd, "straggler", "\"flow\":%s,\"group\":%s,\"p99_us\":%.1f,\"group_median_us\":%.1f,\"ratio\":%.3f,\"group_flows\":%u",
+				 jf, jg, (double)st->win_p99_ns / 1e3,
+				 (double)st->smedian_ns / 1e3, st->ratio,
+				 st->sflows);
+		} else {
+			bool idle = st->win_samples < rd->conf.min_messages;
+
+			if (idle)
+				rd_log(LOG_INFO_, "straggler no more: %s: %" PRIu64 " messages in the window, fewer than min_messages",
+				       snap.v[i].name, st->win_samples);
+			else
+				rd_log(LOG_INFO_, "straggler no more: %s: p99 %.1f us, %.2f x the median of group %s",
+				       snap.v[i].name, (double)st->win_p99_ns / 1e3,
+				       st->ratio, g);
+			rd_event(rd, "straggler_cleared", "\"flow\":%s,\"group\":%s,\"p99_us\":%.1f,\"reason\":\"%s\"",
+				 jf, jg, (double)st->win_p99_ns / 1e3,
+				 idle ? "idle" : "back within the factor");
+		}
+	}
+	/* forget flows that left the map */
+	for (i = o = 0; i < rd->nfs; i++)
+		if (rd->fs[i].seen)
+			rd->fs[o++] = rd->fs[i];
+	rd->nfs = o;
+out:
+	free(it);
+	free(gkeys);
+	free(delta);
+	rd_snap_free(&snap);
+}
+
 static int rd_stats(struct rd *rd, struct flowmon_stats *sum)
 {
 	int ncpu = libbpf_num_possible_cpus(), i;
@@ -790,11 +1561,11 @@ static void prom_flow(struct rd *rd, const struct rd_flow_view *v,
 	}
 	if (c->rtt)
 		rd_prom_hist(c->f, "rocecc_flow_rtt_seconds", labels,
-			     f->rtt.bucket, f->rtt.sum_ns, rd->per_octave);
+			     f->rtt.bucket, f->rtt.sum_ns, rd->conf.per_octave);
 	else
 		rd_prom_hist(c->f, "rocecc_flow_message_completion_seconds",
 			     labels, f->mct.bucket, f->mct.sum_ns,
-			     rd->per_octave);
+			     rd->conf.per_octave);
 }
 
 static void rd_prom_stat(FILE *f, const char *name, const char *help,
@@ -803,6 +1574,263 @@ static void rd_prom_stat(FILE *f, const char *name, const char *help,
 	fprintf(f, "# HELP rocecc_flowmon_%s_total %s\n", name, help);
 	fprintf(f, "# TYPE rocecc_flowmon_%s_total counter\n", name);
 	fprintf(f, "rocecc_flowmon_%s_total %" PRIu64 "\n", name, v);
+}
+
+/* Straggler state and rank-map groups of every flow. */
+static void rd_prom_groups(struct rd *rd, const struct rd_snap *snap, FILE *f)
+{
+	char labels[1024];
+	size_t i;
+
+	fprintf(f, "# HELP rocecc_flow_straggler 1 if the flow's message completion p99 over the window exceeds its group's median by the configured factor.\n"
+		   "# TYPE rocecc_flow_straggler gauge\n");
+	for (i = 0; i < snap->n; i++) {
+		const struct rd_fstate *st = rd_fstate_find(rd, &snap->v[i].key);
+
+		rd_labels(&snap->v[i], labels, sizeof(labels));
+		fprintf(f, "rocecc_flow_straggler{%s} %d\n", labels,
+			st && st->straggler);
+	}
+	fprintf(f, "# HELP rocecc_flow_window_message_completion_p99_seconds Message completion p99 over the straggler window (absent: no message in it).\n"
+		   "# TYPE rocecc_flow_window_message_completion_p99_seconds gauge\n");
+	for (i = 0; i < snap->n; i++) {
+		const struct rd_fstate *st = rd_fstate_find(rd, &snap->v[i].key);
+
+		if (!st || !st->win_samples)
+			continue;
+		rd_labels(&snap->v[i], labels, sizeof(labels));
+		fprintf(f, "rocecc_flow_window_message_completion_p99_seconds{%s} %.9f\n",
+			labels, (double)st->win_p99_ns / 1e9);
+	}
+	if (!rd->have_rmap)
+		return;
+	fprintf(f, "# HELP rocecc_flow_group_info A parallel group (rank map) the flow serves.\n"
+		   "# TYPE rocecc_flow_group_info gauge\n");
+	for (i = 0; i < snap->n; i++) {
+		uint64_t keys[RD_MAX_GROUPS];
+		size_t n, k;
+
+		n = rd_rank_groups(rd, &snap->v[i], keys, RD_MAX_GROUPS, NULL, 0);
+		rd_labels(&snap->v[i], labels, sizeof(labels));
+		for (k = 0; k < n; k++) {
+			char g[64];
+
+			rd_group_label(keys[k], &snap->v[i], g, sizeof(g));
+			fprintf(f, "rocecc_flow_group_info{%s,group=\"%s\"} 1\n",
+				labels, g);
+		}
+	}
+}
+
+/* One aggregate: flows that share a process, a peer or a group. */
+struct rd_agg {
+	char labels[512];
+	struct flowmon_hist mct;
+	uint64_t tx_bytes, rx_bytes, flows;
+};
+
+static struct rd_agg *rd_agg_get(struct rd_agg **a, size_t *n, size_t *cap,
+				 const char *labels)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (!strcmp((*a)[i].labels, labels))
+			return &(*a)[i];
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 8;
+		void *p = realloc(*a, nc * sizeof(**a));
+
+		if (!p)
+			return NULL;
+		*a = p;
+		*cap = nc;
+	}
+	memset(&(*a)[*n], 0, sizeof(**a));
+	snprintf((*a)[*n].labels, sizeof((*a)[*n].labels), "%s", labels);
+	return &(*a)[(*n)++];
+}
+
+static void rd_agg_add(struct rd_agg *g, const struct flowmon_flow *f)
+{
+	unsigned int b;
+
+	for (b = 0; b < FLOWMON_HIST_BUCKETS; b++)
+		g->mct.bucket[b] += f->mct.bucket[b];
+	g->mct.sum_ns += f->mct.sum_ns;
+	g->tx_bytes += f->tx_bytes;
+	g->rx_bytes += f->rx_bytes;
+	g->flows++;
+}
+
+/*
+ * Per process (job), per peer host and per rank-map group: the flows'
+ * message completion histograms and byte counters summed. They cover the
+ * flows in the table now, so they drop when a flow is forgotten (--linger
+ * after its QP ended): Prometheus reads that as a counter reset.
+ */
+static void rd_prom_aggregates(struct rd *rd, const struct rd_snap *snap,
+			       FILE *f)
+{
+	static const char *const what[] = { "process", "peer", "group" };
+	struct rd_agg *a = NULL;
+	size_t n, cap, i, k, w;
+
+	for (w = 0; w < 3; w++) {
+		n = cap = 0;
+		for (i = 0; i < snap->n; i++) {
+			const struct rd_flow_view *v = &snap->v[i];
+			char l[512], e1[128], e2[128];
+			uint64_t keys[RD_MAX_GROUPS];
+			size_t ng = 1;
+			struct rd_agg *g;
+
+			if (w == 2)
+				ng = rd_rank_groups(rd, v, keys, RD_MAX_GROUPS,
+						    NULL, 0);
+			for (k = 0; k < ng; k++) {
+				if (w == 0) {
+					rd_prom_escape(v->comm, e1, sizeof(e1));
+					snprintf(l, sizeof(l), "comm=\"%s\",pid=\"%" PRIu32 "\"",
+						 e1, v->pid);
+				} else if (w == 1) {
+					rd_prom_escape(v->peer, e1, sizeof(e1));
+					snprintf(l, sizeof(l), "peer=\"%s\"", e1);
+				} else {
+					rd_group_label(keys[k], v, e2, sizeof(e2));
+					snprintf(l, sizeof(l), "group=\"%s\"", e2);
+				}
+				g = rd_agg_get(&a, &n, &cap, l);
+				if (g)
+					rd_agg_add(g, &snap->f[i]);
+			}
+		}
+		if (w == 2 && !n)
+			break;
+		fprintf(f, "# HELP rocecc_%s_flows Flows in the table, by %s.\n"
+			   "# TYPE rocecc_%s_flows gauge\n", what[w], what[w], what[w]);
+		for (i = 0; i < n; i++)
+			fprintf(f, "rocecc_%s_flows{%s} %" PRIu64 "\n", what[w],
+				a[i].labels, a[i].flows);
+		fprintf(f, "# HELP rocecc_%s_tx_bytes_total RoCE bytes sent by the flows in the table, by %s.\n"
+			   "# TYPE rocecc_%s_tx_bytes_total counter\n", what[w], what[w], what[w]);
+		for (i = 0; i < n; i++)
+			fprintf(f, "rocecc_%s_tx_bytes_total{%s} %" PRIu64 "\n",
+				what[w], a[i].labels, a[i].tx_bytes);
+		fprintf(f, "# HELP rocecc_%s_rx_bytes_total RoCE bytes received by the flows in the table, by %s.\n"
+			   "# TYPE rocecc_%s_rx_bytes_total counter\n", what[w], what[w], what[w]);
+		for (i = 0; i < n; i++)
+			fprintf(f, "rocecc_%s_rx_bytes_total{%s} %" PRIu64 "\n",
+				what[w], a[i].labels, a[i].rx_bytes);
+		fprintf(f, "# HELP rocecc_%s_message_completion_seconds Message completion time of the flows in the table, by %s.\n"
+			   "# TYPE rocecc_%s_message_completion_seconds histogram\n",
+			what[w], what[w], what[w]);
+		for (i = 0; i < n; i++) {
+			char name[64];
+
+			snprintf(name, sizeof(name),
+				 "rocecc_%s_message_completion_seconds", what[w]);
+			rd_prom_hist(f, name, a[i].labels, a[i].mct.bucket,
+				     a[i].mct.sum_ns, rd->conf.per_octave);
+		}
+	}
+	free(a);
+}
+
+/* rocecc.ko's per-device counters, for the devices attached to it. */
+struct rd_mod_ctx {
+	FILE *f;
+	char *lines[__ROCECC_STAT_MAX];	/* per stat, the series so far */
+	size_t len[__ROCECC_STAT_MAX];
+	FILE *mf[__ROCECC_STAT_MAX];
+	unsigned int ndev;
+};
+
+static int rd_mod_stat_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rd_mod_ctx *c = data;
+	struct nlattr *a, *s;
+	const char *name = NULL;
+	char esc[2 * IF_NAMESIZE];
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) == ROCECC_A_DEV_NAME)
+			name = mnl_attr_get_str(a);
+	}
+	if (!name)
+		return MNL_CB_OK;
+	rd_prom_escape(name, esc, sizeof(esc));
+	c->ndev++;
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != ROCECC_A_STATS)
+			continue;
+		mnl_attr_for_each_nested(s, a) {
+			uint16_t t = mnl_attr_get_type(s);
+
+			if (t >= __ROCECC_STAT_MAX || !cli_stat_name(t) ||
+			    mnl_attr_get_payload_len(s) != 8 || !c->mf[t])
+				continue;
+			fprintf(c->mf[t], "{netdev=\"%s\"} %" PRIu64 "\n",
+				esc, mnl_attr_get_u64(s));
+		}
+	}
+	return MNL_CB_OK;
+}
+
+static void rd_mod_metrics(struct rd *rd, FILE *f)
+{
+	struct rd_mod_ctx c = { .f = f };
+	struct nlmsghdr *nlh;
+	unsigned int t;
+	size_t i;
+	int err;
+
+	fprintf(f, "# HELP rocecc_module_attached 1 if rocecc.ko is attached to the netdev and this daemon attached it, 2 if it found it attached (adopted), 0 if not.\n"
+		   "# TYPE rocecc_module_attached gauge\n");
+	for (i = 0; i < rd->nnds; i++) {
+		const struct rd_netdev *nd = &rd->nds[i];
+
+		char esc[2 * IF_NAMESIZE];
+
+		rd_prom_escape(nd->name, esc, sizeof(esc));
+		fprintf(f, "rocecc_module_attached{netdev=\"%s\"} %d\n", esc,
+			nd->mod_attached ? 1 : nd->mod_gen ? 2 : 0);
+	}
+	fprintf(f, "# HELP rocecc_module_errors_total Failed requests to rocecc.ko (attach, detach, configure, read).\n"
+		   "# TYPE rocecc_module_errors_total counter\n"
+		   "rocecc_module_errors_total %" PRIu64 "\n", rd->mod_errors);
+	if (!rd->mod_open)
+		return;
+	for (t = 0; t < __ROCECC_STAT_MAX; t++)
+		if (cli_stat_name(t))
+			c.mf[t] = open_memstream(&c.lines[t], &c.len[t]);
+	nlh = rnl_msg(&rd->mod, ROCECC_CMD_DEV_GET, NLM_F_DUMP);
+	err = rnl_talk(&rd->mod, nlh, rd_mod_stat_cb, &c);
+	for (t = 0; t < __ROCECC_STAT_MAX; t++) {
+		const char *name = cli_stat_name(t);
+		bool gauge = t == ROCECC_STAT_FLOWS;
+		char *line, *save = NULL;
+
+		if (!c.mf[t])
+			continue;
+		fclose(c.mf[t]);
+		if (!err && c.ndev) {
+			fprintf(f, "# HELP rocecc_module_%s%s rocecc.ko counter %s of the netdev (rocecc dev show -s).\n"
+				   "# TYPE rocecc_module_%s%s %s\n",
+				name, gauge ? "" : "_total", name, name,
+				gauge ? "" : "_total", gauge ? "gauge" : "counter");
+			for (line = strtok_r(c.lines[t], "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				fprintf(f, "rocecc_module_%s%s%s\n", name,
+					gauge ? "" : "_total", line);
+		}
+		free(c.lines[t]);
+	}
+	if (err) {
+		rd_log(LOG_WARN_, "rocecc.ko: reading counters: %s",
+		       rd_mod_why(rd, err));
+		rd_mod_lost(rd);
+	}
 }
 
 static void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
@@ -853,6 +1881,21 @@ static void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 	for (j = 0; j < rd->nnds; j++)
 		fprintf(f, "rocecc_netdev_info{dev=\"%s\",netdev=\"%s\",ifindex=\"%" PRIu32 "\"} 1\n",
 			rd->nds[j].dev, rd->nds[j].name, rd->nds[j].ifindex);
+	rd_prom_groups(rd, snap, f);
+	rd_prom_aggregates(rd, snap, f);
+	rd_mod_metrics(rd, f);
+	fprintf(f, "# HELP rocecc_stragglers Flows flagged as stragglers now.\n"
+		   "# TYPE rocecc_stragglers gauge\nrocecc_stragglers %u\n",
+		rd->nstragglers);
+	fprintf(f, "# HELP rocecc_stragglers_flagged_total Times a flow was flagged as a straggler.\n"
+		   "# TYPE rocecc_stragglers_flagged_total counter\n"
+		   "rocecc_stragglers_flagged_total %" PRIu64 "\n", rd->straggler_flagged);
+	fprintf(f, "# HELP rocecc_config_reloads_total Configuration reloads (SIGHUP) applied.\n"
+		   "# TYPE rocecc_config_reloads_total counter\n"
+		   "rocecc_config_reloads_total %" PRIu64 "\n", rd->reloads);
+	fprintf(f, "# HELP rocecc_config_reload_errors_total Configuration reloads refused (bad file); the previous configuration stays.\n"
+		   "# TYPE rocecc_config_reload_errors_total counter\n"
+		   "rocecc_config_reload_errors_total %" PRIu64 "\n", rd->reload_errors);
 	fprintf(f, "# HELP rocecc_discovery_polls_total RDMA netlink discovery rounds.\n"
 		   "# TYPE rocecc_discovery_polls_total counter\n"
 		   "rocecc_discovery_polls_total %" PRIu64 "\n", rd->polls);
@@ -891,10 +1934,10 @@ static json_object *rd_json_hist(const struct flowmon_hist *h)
 static void json_flow(struct rd *rd, const struct rd_flow_view *v,
 		      const struct flowmon_flow *f, void *arg)
 {
-	json_object *arr = arg, *o = json_object_new_object(), *cnt;
+	json_object *arr = arg, *o = json_object_new_object(), *cnt, *ga, *w;
+	const struct rd_fstate *st = rd_fstate_find(rd, &v->key);
 	unsigned int i;
 
-	(void)rd;
 	json_object_object_add(o, "flow", json_object_new_string(v->name));
 	json_object_object_add(o, "comm", json_object_new_string(v->comm));
 	json_object_object_add(o, "pid", json_object_new_int64(v->pid));
@@ -914,6 +1957,35 @@ static void json_flow(struct rd *rd, const struct rd_flow_view *v,
 				       json_object_new_int64((int64_t)val));
 	}
 	json_object_object_add(o, "counters", cnt);
+	ga = json_object_new_array();
+	if (st && st->groups[0]) {
+		char g[sizeof(st->groups)], *tok, *save = NULL;
+
+		snprintf(g, sizeof(g), "%s", st->groups);
+		for (tok = strtok_r(g, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save))
+			json_object_array_add(ga, json_object_new_string(tok));
+	}
+	json_object_object_add(o, "groups", ga);
+	w = json_object_new_object();
+	json_object_object_add(w, "seconds", json_object_new_double(
+		(double)rd->conf.window_ms / 1e3));
+	json_object_object_add(w, "samples", json_object_new_int64(
+		st ? (int64_t)st->win_samples : 0));
+	json_object_object_add(w, "p99_us", st && st->win_samples ?
+		json_object_new_double((double)st->win_p99_ns / 1e3) : NULL);
+	json_object_object_add(o, "window", w);
+	json_object_object_add(o, "straggler",
+			       json_object_new_boolean(st && st->straggler));
+	if (st && st->straggler) {
+		char g[64];
+
+		rd_group_label(st->sgroup, v, g, sizeof(g));
+		json_object_object_add(o, "straggler_group", json_object_new_string(g));
+		json_object_object_add(o, "group_median_us", json_object_new_double(
+			(double)st->smedian_ns / 1e3));
+		json_object_object_add(o, "ratio", json_object_new_double(st->ratio));
+	}
 	json_object_array_add(arr, o);
 }
 
@@ -930,11 +2002,12 @@ static void rd_us(FILE *f, const struct flowmon_hist *h, uint32_t ppm)
 static void text_flow(struct rd *rd, const struct rd_flow_view *v,
 		      const struct flowmon_flow *f, void *arg)
 {
+	const struct rd_fstate *st = rd_fstate_find(rd, &v->key);
 	FILE *out = arg;
 	unsigned int i;
 
-	(void)rd;
-	fprintf(out, "%-40s %-8s %9" PRIu64, v->name, v->dev,
+	fprintf(out, "%c %-40s %-8s %9" PRIu64, st && st->straggler ? '!' : ' ',
+		v->name, v->dev,
 		rd_hist_count(f->mct.bucket));
 	for (i = 0; i < 3; i++)
 		rd_us(out, &f->mct, rd_ppm[i]);
@@ -1009,21 +2082,60 @@ static enum MHD_Result rd_http(void *cls, struct MHD_Connection *conn,
 		json_object_put(arr);
 		type = "application/json";
 	} else if (!strcmp(url, "/flows")) {
-		fprintf(f, "%-40s %-8s %9s %9s %9s %9s %9s %9s %9s\n", "FLOW",
+		fprintf(f, "  %-40s %-8s %9s %9s %9s %9s %9s %9s %9s\n", "FLOW",
 			"DEV", "MSGS", "MCT_P50", "MCT_P99", "MCT_P999",
 			"RTT_P50", "RTT_P99", "RTT_P999");
 		rd_snap_each(rd, &snap, text_flow, f);
-		fprintf(f, "(microseconds; message completion = first packet to completing ACK)\n");
+		fprintf(f, "(microseconds; message completion = first packet to completing ACK; ! straggler)\n");
+	} else if (!strcmp(url, "/events.json")) {
+		const char *a = MHD_lookup_connection_value(conn,
+				MHD_GET_ARGUMENT_KIND, "since");
+		uint64_t since = 0, q;
+		char *end = NULL;
+		bool first = true;
+
+		if (a) {
+			errno = 0;
+			since = strtoull(a, &end, 10);
+		}
+		if (a && (!*a || *end || errno)) {
+			code = MHD_HTTP_BAD_REQUEST;
+			fprintf(f, "since: '%s' is not an event number\n", a);
+		} else {
+			type = "application/json";
+			fprintf(f, "{\"last\":%" PRIu64 ",\"events\":[", rd->ev_seq);
+			q = rd->ev_seq > RD_EVENTS ? rd->ev_seq - RD_EVENTS + 1 : 1;
+			if (q <= since)
+				q = since + 1;
+			for (; q <= rd->ev_seq; q++) {
+				const struct rd_event *e = &rd->ev[q & (RD_EVENTS - 1)];
+				struct tm tm;
+				char ts[40];
+
+				gmtime_r(&e->when.tv_sec, &tm);
+				strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+				fprintf(f, "%s\n{\"seq\":%" PRIu64 ",\"time\":\"%s.%03ldZ\",\"type\":\"%s\",%s}",
+					first ? "" : ",",
+					e->seq, ts, e->when.tv_nsec / 1000000,
+					e->type, e->text);
+				first = false;
+			}
+			fprintf(f, "\n]}\n");
+		}
+	} else if (!strcmp(url, "/config")) {
+		rd_conf_print(f, &rd->conf);
 	} else if (!strcmp(url, "/")) {
 		type = "text/html; charset=utf-8";
 		fprintf(f, "<html><body><h1>roceccd</h1><ul>"
 			   "<li><a href=\"/metrics\">/metrics</a></li>"
 			   "<li><a href=\"/flows\">/flows</a></li>"
 			   "<li><a href=\"/flows.json\">/flows.json</a></li>"
+			   "<li><a href=\"/events.json\">/events.json</a></li>"
+			   "<li><a href=\"/config\">/config</a></li>"
 			   "</ul></body></html>\n");
 	} else {
 		code = MHD_HTTP_NOT_FOUND;
-		fprintf(f, "not found: %s (try /metrics, /flows, /flows.json)\n", url);
+		fprintf(f, "not found: %s (try /metrics, /flows, /flows.json, /events.json, /config)\n", url);
 	}
 	pthread_mutex_unlock(&rd->lock);
 	rd_snap_free(&snap);
@@ -1032,70 +2144,429 @@ static enum MHD_Result rd_http(void *cls, struct MHD_Connection *conn,
 }
 
 /*
- * The listening socket, made before daemonizing (so that a bad address or
- * a port in use is reported on stderr with exit status 1); libmicrohttpd's
- * thread is started after the fork, on this socket.
+ * A listening socket on @addr:@port, made before daemonizing (so that a
+ * bad address or a port in use is reported on stderr with exit status 1)
+ * or before a reload replaces the old one; libmicrohttpd's thread is
+ * started on it later. The fd, or -errno.
  */
-static int rd_listen(struct rd *rd)
+static int rd_listen(const char *addr, uint16_t port)
 {
 	struct sockaddr_storage ss;
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 	struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 	socklen_t slen;
-	int fd, one = 1;
+	int fd, one = 1, err;
 
 	memset(&ss, 0, sizeof(ss));
-	if (inet_pton(AF_INET, rd->listen, &s4->sin_addr) == 1) {
+	if (inet_pton(AF_INET, addr, &s4->sin_addr) == 1) {
 		s4->sin_family = AF_INET;
-		s4->sin_port = htons(rd->port);
+		s4->sin_port = htons(port);
 		slen = sizeof(*s4);
-	} else if (inet_pton(AF_INET6, rd->listen, &s6->sin6_addr) == 1) {
+	} else if (inet_pton(AF_INET6, addr, &s6->sin6_addr) == 1) {
 		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(rd->port);
+		s6->sin6_port = htons(port);
 		slen = sizeof(*s6);
 	} else {
-		rd_log(LOG_ERR_, "--listen: '%s' is not an IPv4 or IPv6 address",
-		       rd->listen);
+		rd_log(LOG_ERR_, "listen: '%s' is not an IPv4 or IPv6 address",
+		       addr);
 		return -EINVAL;
 	}
 	fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (fd < 0) {
+		err = -errno;
 		rd_log(LOG_ERR_, "socket: %s", strerror(errno));
-		return -errno;
+		return err;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 	if (ss.ss_family == AF_INET6)
 		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
 	if (bind(fd, (struct sockaddr *)&ss, slen) || listen(fd, 64)) {
-		rd_log(LOG_ERR_, "cannot listen on %s port %u: %s", rd->listen,
-		       rd->port, strerror(errno));
+		err = -errno;
+		rd_log(LOG_ERR_, "cannot listen on %s port %u: %s", addr, port,
+		       strerror(errno));
 		close(fd);
-		return -EADDRINUSE;
+		return err;
 	}
-	rd->listen_fd = fd;
-	return 0;
+	return fd;
 }
 
-static int rd_http_start(struct rd *rd)
+/* libmicrohttpd on listening socket @fd (taken over, closed on failure). */
+static struct MHD_Daemon *rd_http_start(struct rd *rd, int fd,
+					const char *addr, uint16_t port)
 {
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
-	bool v6 = strchr(rd->listen, ':') != NULL;
+	bool v6 = strchr(addr, ':') != NULL;
+	struct MHD_Daemon *d;
 
 	if (v6)
 		flags |= MHD_USE_IPv6;
-	rd->httpd = MHD_start_daemon(flags, 0, NULL, NULL, rd_http, rd,
-				     MHD_OPTION_LISTEN_SOCKET, rd->listen_fd,
-				     MHD_OPTION_CONNECTION_TIMEOUT, 10u,
-				     MHD_OPTION_END);
-	if (!rd->httpd) {
+	d = MHD_start_daemon(flags, 0, NULL, NULL, rd_http, rd,
+			     MHD_OPTION_LISTEN_SOCKET, fd,
+			     MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+			     MHD_OPTION_END);
+	if (!d) {
 		rd_log(LOG_ERR_, "cannot start the HTTP server on %s port %u",
-		       rd->listen, rd->port);
-		return -EIO;
+		       addr, port);
+		close(fd);
+		return NULL;
 	}
-	rd->listen_fd = -1;	/* MHD's now */
 	rd_log(LOG_INFO_, "metrics on http://%s%s%s:%u/metrics", v6 ? "[" : "",
-	       rd->listen, v6 ? "]" : "", rd->port);
+	       addr, v6 ? "]" : "", port);
+	return d;
+}
+
+/* ---- BPF, with the flow table pinned ------------------------------------ */
+
+/*
+ * The programs, with the maps that hold what was measured ("flows" and
+ * "stats") pinned in the configured pin_dir (default /sys/fs/bpf/rocecc):
+ * a restarted daemon finds them there and carries on with every flow's
+ * counters and histograms (Prometheus sees no counter reset); the QP names
+ * come back with the first poll. The pins outlive the daemon on purpose
+ * (remove the directory to start afresh). Pinned maps of another layout
+ * (an upgrade changed struct flowmon_flow) cannot be reused: they are
+ * removed with a warning, and counting starts afresh.
+ */
+static const char *const rd_pinned_maps[] = { "flows", "stats" };
+
+static void rd_unpin(const char *dir)
+{
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < sizeof(rd_pinned_maps) / sizeof(rd_pinned_maps[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, rd_pinned_maps[i]);
+		unlink(path);
+	}
+}
+
+static struct flowmon *rd_bpf_open(struct rd *rd, const char *dir)
+{
+	struct flowmon *skel = flowmon__open();
+	char path[512];
+	size_t i;
+	int err;
+
+	if (!skel)
+		return NULL;
+	for (i = 0; dir[0] && i < sizeof(rd_pinned_maps) / sizeof(rd_pinned_maps[0]); i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(skel->obj,
+							rd_pinned_maps[i]);
+
+		snprintf(path, sizeof(path), "%s/%s", dir, rd_pinned_maps[i]);
+		if (!m || bpf_map__set_pin_path(m, path)) {
+			flowmon__destroy(skel);
+			errno = EINVAL;
+			return NULL;
+		}
+	}
+	err = flowmon__load(skel);
+	if (err) {
+		flowmon__destroy(skel);
+		errno = -err;
+		return NULL;
+	}
+	(void)rd;
+	return skel;
+}
+
+static int rd_bpf_load(struct rd *rd)
+{
+	const char *dir = rd->conf.pin_dir;
+	struct flowmon_key k, *prev = NULL;
+	struct statfs sfs;
+	unsigned int n = 0;
+	bool existed;
+	char path[512];
+
+	rd->pinned[0] = '\0';
+	if (dir[0]) {
+		if (mkdir(dir, 0700) && errno != EEXIST) {
+			rd_log(LOG_ERR_, "pin_dir: cannot create '%s': %s", dir,
+			       strerror(errno));
+			return -errno;
+		}
+		if (statfs(dir, &sfs) || sfs.f_type != BPF_FS_MAGIC) {
+			rd_log(LOG_ERR_, "pin_dir: '%s' is not on a BPF filesystem (mount -t bpf bpf /sys/fs/bpf, or pin_dir = none)",
+			       dir);
+			return -EINVAL;
+		}
+		snprintf(path, sizeof(path), "%s/flows", dir);
+		existed = !access(path, F_OK);
+		rd->skel = rd_bpf_open(rd, dir);
+		if (!rd->skel && existed) {
+			rd_log(LOG_WARN_, "pinned maps in %s do not fit this roceccd (%s): removed, flows are counted afresh",
+			       dir, strerror(errno));
+			rd_unpin(dir);
+			existed = false;
+			rd->skel = rd_bpf_open(rd, dir);
+		}
+		if (rd->skel) {
+			snprintf(rd->pinned, sizeof(rd->pinned), "%s", dir);
+			while (existed && !bpf_map_get_next_key(
+					bpf_map__fd(rd->skel->maps.flows), prev, &k) &&
+			       n < 4 * FLOWMON_MAX_FLOWS) {
+				prev = &k;
+				n++;
+			}
+			if (existed)
+				rd_log(LOG_INFO_, "adopted %u flows pinned in %s", n, dir);
+		}
+	} else {
+		rd->skel = rd_bpf_open(rd, "");
+	}
+	if (!rd->skel) {
+		rd_log(LOG_ERR_, "cannot load the flowmon BPF programs: %s (root? kernel >= 5.17?)",
+		       strerror(errno));
+		return -errno;
+	}
 	return 0;
+}
+
+/* ---- configuration -------------------------------------------------------- */
+
+struct rd_cmdline {
+	const char *config;	/* -c */
+	const char *pidfile;
+	bool foreground;
+	bool check;		/* --check-config */
+	bool help;
+};
+
+static int bad_arg(const char *opt, const char *val, const char *why)
+{
+	fprintf(stderr, "%s: %s: '%s' %s\n", prog, opt, val, why);
+	return 2;
+}
+
+/*
+ * The command line onto @c (after the config file: flags win). 0, or 2
+ * after a message naming the bad option and value. Run again on every
+ * reload (getopt is reset), where it cannot fail any more.
+ */
+static int rd_cmdline(struct rd_conf *c, int argc, char **argv,
+		      struct rd_cmdline *cl)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "listen", required_argument, NULL, 'l' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "linger", required_argument, NULL, 'g' },
+		{ "buckets-per-octave", required_argument, NULL, 'b' },
+		{ "pin-dir", required_argument, NULL, 'd' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "log-level", required_argument, NULL, 'L' },
+		{ "pidfile", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct in6_addr a6;
+	struct in_addr a4;
+	int o, err;
+
+	memset(cl, 0, sizeof(*cl));
+	optind = 0;	/* glibc: start over */
+	while ((o = getopt_long(argc, argv, "c:l:p:i:fL:h", opts, NULL)) != -1) {
+		switch (o) {
+		case 'c':
+			cl->config = optarg;
+			break;
+		case 'C':
+			cl->check = true;
+			break;
+		case 'l':
+			if (inet_pton(AF_INET, optarg, &a4) != 1 &&
+			    inet_pton(AF_INET6, optarg, &a6) != 1)
+				return bad_arg("--listen", optarg,
+					       "is not an IPv4 or IPv6 address");
+			if (strlen(optarg) >= sizeof(c->listen))
+				return bad_arg("--listen", optarg, "is too long");
+			snprintf(c->listen, sizeof(c->listen), "%s", optarg);
+			break;
+		case 'p':
+			if (rd_parse_port(optarg, &c->port))
+				return bad_arg("--port", optarg,
+					       "is not a TCP port (1..65535)");
+			break;
+		case 'i':
+		case 'g':
+			err = rd_parse_ms(optarg, o == 'i' ? &c->interval_ms :
+							     &c->linger_ms);
+			if (err)
+				return bad_arg(o == 'i' ? "--interval" : "--linger",
+					       optarg, err == -ERANGE ?
+					       "is out of range (1ms .. 1 day)" :
+					       "is not a time (seconds, or 250ms, 2s)");
+			break;
+		case 'b': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || !*optarg || !rd_valid_per_octave((unsigned int)v))
+				return bad_arg("--buckets-per-octave", optarg,
+					       "is not 1, 2, 4, 8 or 16");
+			c->per_octave = (unsigned int)v;
+			break;
+		}
+		case 'd':
+			if (!strcmp(optarg, "none")) {
+				c->pin_dir[0] = '\0';
+				break;
+			}
+			if (optarg[0] != '/' || strlen(optarg) >= sizeof(c->pin_dir))
+				return bad_arg("--pin-dir", optarg,
+					       "is not an absolute path (or none)");
+			snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", optarg);
+			break;
+		case 'f':
+			cl->foreground = true;
+			break;
+		case 'P':
+			if (optarg[0] != '/')
+				return bad_arg("--pidfile", optarg,
+					       "is not an absolute path");
+			cl->pidfile = optarg;
+			break;
+		case 'L':
+			c->log_level = rd_log_level(optarg);
+			if (c->log_level < 0)
+				return bad_arg("--log-level", optarg,
+					       "is not error, warn, info or debug");
+			break;
+		case 'h':
+			cl->help = true;
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
+		return 2;
+	}
+	return 0;
+}
+
+/*
+ * The whole configuration: defaults, the config file (if there is one; a
+ * file named with -c must exist), the command line, the cross checks and
+ * the rank map. 0, or -errno with the message in @err; nothing of @rd is
+ * touched (the caller swaps the result in).
+ */
+static int rd_conf_build(struct rd *rd, struct rd_conf *c, struct rankmap *rm,
+			 bool *have_rm, char *err, size_t errlen)
+{
+	struct rd_cmdline cl;
+	const char *path = rd->conf_path;
+	int ret;
+
+	*have_rm = false;
+	rd_conf_defaults(c);
+	if (path && (rd->conf_explicit || !access(path, F_OK))) {
+		ret = rd_conf_load(c, path, err, errlen);
+		if (ret)
+			return ret;
+	}
+	if (rd_cmdline(c, rd->argc, rd->argv, &cl)) {
+		snprintf(err, errlen, "bad command line");
+		return -EINVAL;
+	}
+	ret = rd_conf_check(c, path ? path : "command line", err, errlen);
+	if (ret)
+		return ret;
+	if (c->rankmap_file[0]) {
+		ret = rankmap_load(rm, c->rankmap_file, err, errlen);
+		if (ret)
+			return ret;
+		*have_rm = true;
+		if (c->local_host[0] && rankmap_host_index(rm, c->local_host) < 0) {
+			if (snprintf(err, errlen, "%s: [rankmap] host: '%s' is not a host of %s",
+				     path ? path : "command line", c->local_host,
+				     c->rankmap_file) >= (int)errlen)
+				err[errlen - 1] = '\0';	/* truncated */
+			rankmap_free(rm);
+			*have_rm = false;
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* SIGHUP: read everything again; a bad file changes nothing. */
+static void rd_reload(struct rd *rd)
+{
+	struct rd_conf *c = calloc(1, sizeof(*c));
+	struct MHD_Daemon *old = NULL, *d;
+	struct rankmap rm;
+	bool have_rm;
+	char err[512];
+	int fd;
+
+	sd_notify(0, "RELOADING=1");
+	if (!c) {
+		rd_log(LOG_ERR_, "reload: out of memory");
+		goto out;
+	}
+	if (rd_conf_build(rd, c, &rm, &have_rm, err, sizeof(err))) {
+		rd_log(LOG_ERR_, "reload refused, the configuration stays as it was: %s", err);
+		sd_notifyf(0, "STATUS=reload refused: %s", err);
+		pthread_mutex_lock(&rd->lock);
+		rd->reload_errors++;
+		{
+			char je[600];
+
+			rd_event(rd, "config_refused", "\"error\":%s",
+				 rd_jstr(err, je, sizeof(je)));
+		}
+		pthread_mutex_unlock(&rd->lock);
+		goto out;
+	}
+	if (strcmp(c->pin_dir, rd->conf.pin_dir)) {
+		rd_log(LOG_WARN_, "reload: pin_dir '%s' takes effect at the next start; '%s' stays",
+		       c->pin_dir, rd->conf.pin_dir);
+		snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", rd->conf.pin_dir);
+	}
+	if (strcmp(c->listen, rd->conf.listen) || c->port != rd->conf.port) {
+		fd = rd_listen(c->listen, c->port);
+		d = fd < 0 ? NULL : rd_http_start(rd, fd, c->listen, c->port);
+		if (!d) {
+			rd_log(LOG_ERR_, "reload: keeping http on %s port %u",
+			       rd->conf.listen, rd->conf.port);
+			snprintf(c->listen, sizeof(c->listen), "%s", rd->conf.listen);
+			c->port = rd->conf.port;
+		} else {
+			old = rd->httpd;
+			rd->httpd = d;
+		}
+	}
+	pthread_mutex_lock(&rd->lock);
+	if (rd->have_rmap)
+		rankmap_free(&rd->rmap);
+	rd->rmap = rm;
+	rd->have_rmap = have_rm;
+	rd->conf = *c;
+	rd->conf_gen++;
+	log_level = rd->conf.log_level;
+	rd->reloads++;
+	rd_rank_hosts(rd);
+	{
+		char jp[300];
+
+		rd_event(rd, "config_reloaded", "\"file\":%s,\"generation\":%u",
+			 rd_jstr(rd->conf_path ? rd->conf_path : "", jp, sizeof(jp)),
+			 rd->conf_gen);
+	}
+	pthread_mutex_unlock(&rd->lock);
+	rd_log(LOG_INFO_, "configuration reloaded from %s (generation %u)",
+	       rd->conf_path ? rd->conf_path : "the command line", rd->conf_gen);
+	sd_notifyf(0, "STATUS=configuration generation %u", rd->conf_gen);
+	if (old)
+		MHD_stop_daemon(old);	/* outside the lock: it joins handlers */
+out:
+	free(c);
+	sd_notify(0, "READY=1");
 }
 
 /* ---- main --------------------------------------------------------------- */
@@ -1106,36 +2577,42 @@ static void usage(FILE *f)
 		"Usage: roceccd [OPTIONS]\n"
 		"\n"
 		"Per-flow RoCE telemetry: attaches bpf/flowmon to every RoCE netdev,\n"
-		"names flows 'comm[pid] lqpn -> peer:rqpn' from RDMA netlink, and\n"
-		"serves /metrics (Prometheus), /flows and /flows.json over HTTP.\n"
+		"names flows 'comm[pid] lqpn -> peer:rqpn' from RDMA netlink, flags\n"
+		"stragglers, attaches rocecc.ko if configured to, and serves /metrics\n"
+		"(Prometheus), /flows, /flows.json, /events.json and /config over HTTP.\n"
 		"\n"
+		"  -c, --config FILE        configuration file (default %s,\n"
+		"                           used if it exists); flags below override it\n"
+		"      --check-config       check the configuration (and rank map), print\n"
+		"                           the effective one, exit 0 or 1\n"
 		"  -l, --listen ADDR        metrics bind address (default 127.0.0.1)\n"
-		"  -p, --port PORT          metrics TCP port (default %u)\n"
+		"  -p, --port PORT          metrics TCP port (default 9468)\n"
 		"  -i, --interval TIME      discovery / QP poll interval (default 1s;\n"
 		"                           seconds, or with unit: 250ms, 2s)\n"
 		"      --linger TIME        keep a vanished QP's flows this long (default 15s)\n"
 		"      --buckets-per-octave N  exported histogram buckets per power of\n"
 		"                           two: 1, 2, 4 (default), 8 or 16\n"
-		"  -f, --foreground         do not daemonize; log to stderr\n"
+		"      --pin-dir DIR        pin the flow table here (default\n"
+		"                           /sys/fs/bpf/rocecc; 'none': do not)\n"
+		"  -f, --foreground         do not daemonize; log to stderr (systemd:\n"
+		"                           Type=notify, journal)\n"
 		"  -L, --log-level LEVEL    error, warn, info (default), debug\n"
 		"      --pidfile FILE       write the daemon's pid to FILE\n"
 		"  -h, --help\n"
 		"\n"
-		"Needs root (BPF, TC, RDMA netlink). SIGTERM/SIGINT: detach and exit.\n"
-		"Exit status: 0 ok, 1 failure, 2 bad command line.\n",
-		RD_DEFAULT_PORT);
-}
-
-static int bad_arg(const char *opt, const char *val, const char *why)
-{
-	fprintf(stderr, "%s: %s: '%s' %s\n", prog, opt, val, why);
-	return 2;
+		"Needs root (BPF, TC, RDMA netlink). SIGHUP: reload the configuration\n"
+		"(a bad file is refused and changes nothing). SIGTERM/SIGINT: detach\n"
+		"what it attached and exit.\n"
+		"Exit status: 0 ok, 1 failure or bad configuration, 2 bad command line.\n",
+		RD_CONF_DEFAULT_PATH);
 }
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop = 1;
+	if (sig == SIGHUP)
+		reload = 1;
+	else
+		stop = 1;
 }
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt,
@@ -1150,121 +2627,66 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 
 int main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "listen", required_argument, NULL, 'l' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "linger", required_argument, NULL, 'g' },
-		{ "buckets-per-octave", required_argument, NULL, 'b' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "log-level", required_argument, NULL, 'L' },
-		{ "pidfile", required_argument, NULL, 'P' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct rd rd = {
-		.listen = "127.0.0.1",
-		.port = RD_DEFAULT_PORT,
-		.interval_ms = 1000,
-		.linger_ms = 15000,
-		.per_octave = 4,
-		.log_level = LOG_INFO_,
-		.listen_fd = -1,
-	};
+	struct rd *rd = calloc(1, sizeof(*rd));
 	struct sigaction sa = { .sa_handler = on_signal };
-	bool pid_written = false;
-	int c, err, ret = 1;
+	struct rd_cmdline cl;
+	bool pid_written = false, ready = false;
+	char err[512];
+	int ret = 1, fd;
 	size_t i;
 
-	while ((c = getopt_long(argc, argv, "l:p:i:fL:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			rd.listen = optarg;
-			break;
-		case 'p':
-			err = rd_parse_port(optarg, &rd.port);
-			if (err)
-				return bad_arg("--port", optarg,
-					       "is not a TCP port (1..65535)");
-			break;
-		case 'i':
-		case 'g':
-			err = rd_parse_ms(optarg, c == 'i' ? &rd.interval_ms :
-							     &rd.linger_ms);
-			if (err)
-				return bad_arg(c == 'i' ? "--interval" : "--linger",
-					       optarg, err == -ERANGE ?
-					       "is out of range (1ms .. 1 day)" :
-					       "is not a time (seconds, or 250ms, 2s)");
-			break;
-		case 'b': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !*optarg || !rd_valid_per_octave((unsigned int)v))
-				return bad_arg("--buckets-per-octave", optarg,
-					       "is not 1, 2, 4, 8 or 16");
-			rd.per_octave = (unsigned int)v;
-			break;
-		}
-		case 'f':
-			rd.foreground = true;
-			break;
-		case 'P':
-			if (optarg[0] != '/')
-				return bad_arg("--pidfile", optarg,
-					       "is not an absolute path");
-			rd.pidfile = optarg;
-			break;
-		case 'L':
-			rd.log_level = rd_log_level(optarg);
-			if (rd.log_level < 0)
-				return bad_arg("--log-level", optarg,
-					       "is not error, warn, info or debug");
-			break;
-		case 'h':
-			usage(stdout);
-			return 0;
-		default:
-			usage(stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		fprintf(stderr, "%s: unexpected argument '%s'\n", prog, argv[optind]);
-		usage(stderr);
-		return 2;
-	}
-	log_level = rd.log_level;
-	{
-		struct in6_addr a6;
-		struct in_addr a4;
-
-		if (inet_pton(AF_INET, rd.listen, &a4) != 1 &&
-		    inet_pton(AF_INET6, rd.listen, &a6) != 1)
-			return bad_arg("--listen", rd.listen,
-				       "is not an IPv4 or IPv6 address");
-	}
-
-	libbpf_set_print(libbpf_print);
-	pthread_mutex_init(&rd.lock, NULL);
-
-	err = rdma_nl_open(&rd.nl);
-	if (err) {
-		rd_log(LOG_ERR_, "cannot open RDMA netlink: %s%s", strerror(-err),
-		       err == -EPROTONOSUPPORT ? " (no ib_core?)" : "");
+	if (!rd) {
+		fprintf(stderr, "%s: out of memory\n", prog);
 		return 1;
 	}
-	rd.skel = flowmon__open_and_load();
-	if (!rd.skel) {
-		rd_log(LOG_ERR_, "cannot load the flowmon BPF programs: %s (root? kernel >= 5.17?)",
-		       strerror(errno));
-		goto out_nl;
+	rd->argc = argc;
+	rd->argv = argv;
+	rd->listen_fd = -1;
+	rd_conf_defaults(&rd->conf);
+	ret = rd_cmdline(&rd->conf, argc, argv, &cl);
+	if (ret || cl.help) {
+		usage(ret ? stderr : stdout);
+		free(rd);
+		return ret;
 	}
-	if (rd_listen(&rd))
+	ret = 1;
+	rd->foreground = cl.foreground;
+	rd->pidfile = cl.pidfile;
+	rd->conf_path = cl.config ? cl.config : RD_CONF_DEFAULT_PATH;
+	rd->conf_explicit = cl.config != NULL;
+	if (rd_conf_build(rd, &rd->conf, &rd->rmap, &rd->have_rmap, err,
+			  sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", prog, err);
+		free(rd);
+		return 1;
+	}
+	if (cl.check) {
+		rd_conf_print(stdout, &rd->conf);
+		if (rd->have_rmap)
+			rankmap_free(&rd->rmap);
+		free(rd);
+		return 0;
+	}
+	rd->conf_gen = 1;
+	log_level = rd->conf.log_level;
+	rd->start_ms = now_ms();
+
+	libbpf_set_print(libbpf_print);
+	pthread_mutex_init(&rd->lock, NULL);
+
+	fd = rdma_nl_open(&rd->nl);
+	if (fd) {
+		rd_log(LOG_ERR_, "cannot open RDMA netlink: %s%s", strerror(-fd),
+		       fd == -EPROTONOSUPPORT ? " (no ib_core?)" : "");
+		goto out_free;
+	}
+	if (rd_bpf_load(rd))
+		goto out_nl;
+	rd->listen_fd = rd_listen(rd->conf.listen, rd->conf.port);
+	if (rd->listen_fd < 0)
 		goto out_skel;
 
-	if (!rd.foreground) {
+	if (!rd->foreground) {
 		if (daemon(0, 0)) {
 			rd_log(LOG_ERR_, "daemon: %s", strerror(errno));
 			goto out_skel;
@@ -1275,49 +2697,75 @@ int main(int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (rd.pidfile) {
-		FILE *pf = fopen(rd.pidfile, "w");
+	if (rd->pidfile) {
+		FILE *pf = fopen(rd->pidfile, "w");
 
 		if (!pf || fprintf(pf, "%d\n", (int)getpid()) < 0 || fclose(pf)) {
 			rd_log(LOG_ERR_, "--pidfile: cannot write '%s': %s",
-			       rd.pidfile, strerror(errno));
+			       rd->pidfile, strerror(errno));
 			goto out_skel;
 		}
 		pid_written = true;
 	}
-	if (rd_http_start(&rd))
+	rd->httpd = rd_http_start(rd, rd->listen_fd, rd->conf.listen,
+				  rd->conf.port);
+	rd->listen_fd = -1;	/* MHD's now, or closed */
+	if (!rd->httpd)
 		goto out_skel;
 
-	rd_log(LOG_INFO_, "started: interval %" PRIu64 " ms, linger %" PRIu64 " ms",
-	       rd.interval_ms, rd.linger_ms);
+	rd_log(LOG_INFO_, "started: config %s, interval %" PRIu64 " ms, linger %" PRIu64 " ms, pin_dir %s",
+	       rd->conf_explicit || !access(rd->conf_path, F_OK) ?
+	       rd->conf_path : "(none)", rd->conf.interval_ms,
+	       rd->conf.linger_ms, rd->pinned[0] ? rd->pinned : "none");
 	while (!stop) {
 		struct timespec ts;
 
-		pthread_mutex_lock(&rd.lock);
-		rd_poll(&rd);
-		pthread_mutex_unlock(&rd.lock);
-		ts.tv_sec = (time_t)(rd.interval_ms / 1000);
-		ts.tv_nsec = (long)(rd.interval_ms % 1000) * 1000000L;
-		while (!stop && nanosleep(&ts, &ts) && errno == EINTR)
+		if (reload) {
+			reload = 0;
+			rd_reload(rd);
+		}
+		pthread_mutex_lock(&rd->lock);
+		rd_poll(rd);
+		pthread_mutex_unlock(&rd->lock);
+		if (!ready) {
+			/* attached, QPs learnt, serving: ready for systemd */
+			sd_notifyf(0, "READY=1\nSTATUS=%zu RoCE netdevs, configuration generation %u\nMAINPID=%lu",
+				   rd->nnds, rd->conf_gen, (unsigned long)getpid());
+			ready = true;
+		}
+		ts.tv_sec = (time_t)(rd->conf.interval_ms / 1000);
+		ts.tv_nsec = (long)(rd->conf.interval_ms % 1000) * 1000000L;
+		while (!stop && !reload && nanosleep(&ts, &ts) && errno == EINTR)
 			;
 	}
 	rd_log(LOG_INFO_, "stopping");
+	sd_notify(0, "STOPPING=1");
 	ret = 0;
-	MHD_stop_daemon(rd.httpd);
+	MHD_stop_daemon(rd->httpd);
 out_skel:
-	if (rd.listen_fd >= 0)
-		close(rd.listen_fd);
+	if (rd->listen_fd >= 0)
+		close(rd->listen_fd);
 	if (pid_written)
-		unlink(rd.pidfile);
-	pthread_mutex_lock(&rd.lock);
-	for (i = 0; i < rd.nnds; i++)
-		rd_detach(&rd.nds[i]);
-	pthread_mutex_unlock(&rd.lock);
-	flowmon__destroy(rd.skel);
+		unlink(rd->pidfile);
+	pthread_mutex_lock(&rd->lock);
+	for (i = 0; i < rd->nnds; i++) {
+		rd_mod_release(rd, &rd->nds[i]);
+		rd_detach(&rd->nds[i]);
+	}
+	pthread_mutex_unlock(&rd->lock);
+	flowmon__destroy(rd->skel);
 out_nl:
-	rdma_nl_close(&rd.nl);
-	free(rd.qps);
-	free(rd.nds);
+	rdma_nl_close(&rd->nl);
+out_free:
+	if (rd->mod_open)
+		rnl_close(&rd->mod);
+	if (rd->have_rmap)
+		rankmap_free(&rd->rmap);
+	free(rd->qps);
+	free(rd->nds);
+	free(rd->fs);
+	free(rd);
 	return ret;
 }

@@ -15,7 +15,7 @@ PKGS=(
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libibverbs-dev librdmacm-dev libmnl-dev libnl-3-dev libnl-genl-3-dev
 	libjson-c-dev libpcap-dev libinih-dev libmicrohttpd-dev
-	libcurl4-openssl-dev
+	libcurl4-openssl-dev libsystemd-dev
 	# tests
 	perl jq python3 python3-scapy util-linux
 	# roceccd's /metrics in the VM test: fetched with curl, checked with
