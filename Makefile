@@ -10,6 +10,8 @@
 #   make check-style   checkpatch --strict and sparse on the kernel code
 #   make fuzz          run the parser fuzzer for FUZZ_SECONDS (default 60)
 #   make module KDIR=/path/to/kernel/build   build rocecc.ko for another kernel
+#   make install       roceccd, rocecc, the systemd unit, the example config
+#                      (DESTDIR, PREFIX=/usr); the module: make dkms-install
 #
 # The module is built against the kernel the VM testbed boots (Debian's
 # linux-image-amd64 with linux-headers-amd64), not the host's running kernel.
@@ -100,8 +102,30 @@ dkms-remove:
 	-dkms remove rocecc/$(VERSION) --all
 	rm -rf /usr/src/rocecc-$(VERSION)
 
+# Userspace install. The config is installed only where there is none: an
+# upgrade never overwrites an operator's file.
+PREFIX		?= /usr
+SBINDIR		?= $(PREFIX)/sbin
+UNITDIR		?= /lib/systemd/system
+SYSCONFDIR	?= /etc
+install: all
+	install -D -m 0755 $(BUILD)/daemon/roceccd $(DESTDIR)$(SBINDIR)/roceccd
+	install -D -m 0755 $(BUILD)/daemon/rocecc $(DESTDIR)$(SBINDIR)/rocecc
+	sed 's|/usr/sbin/|$(SBINDIR)/|g' daemon/roceccd.service >$(BUILD)/roceccd.service
+	install -D -m 0644 $(BUILD)/roceccd.service $(DESTDIR)$(UNITDIR)/roceccd.service
+	test -e $(DESTDIR)$(SYSCONFDIR)/rocecc/roceccd.conf || \
+		install -D -m 0644 daemon/roceccd.conf $(DESTDIR)$(SYSCONFDIR)/rocecc/roceccd.conf
+	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/rocecc/README.md
+	@echo "installed; then: systemctl daemon-reload && systemctl enable --now roceccd"
+
+uninstall:
+	rm -f $(DESTDIR)$(SBINDIR)/roceccd $(DESTDIR)$(SBINDIR)/rocecc \
+		$(DESTDIR)$(UNITDIR)/roceccd.service
+	rm -rf $(DESTDIR)$(PREFIX)/share/doc/rocecc
+	@echo "kept /etc/rocecc (your configuration) and /sys/fs/bpf/rocecc (the pinned flow table)"
+
 clean: module-clean
 	rm -rf $(BUILD)
 
 .PHONY: all deps module module-clean check check-unit check-vm checkpatch \
-	check-style demo fuzz dkms-install dkms-remove clean
+	check-style demo fuzz dkms-install dkms-remove install uninstall clean
