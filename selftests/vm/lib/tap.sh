@@ -10,6 +10,7 @@
 #                                becomes diagnostics when it fails
 #   tap_cmp GOT OP WANT DESC...  integer comparison, OP one of -eq -ne -gt
 #                                -ge -lt -le; shows both values on failure
+#   tap_is GOT WANT DESC...      string equality; shows both on failure
 #   tap_diag MSG...              "# MSG"
 #   tap_skip_all REASON          plan 1..0 and exit 0
 #   tap_bail REASON              "Bail out!" and exit 1
@@ -69,6 +70,16 @@ tap_cmp() {
 	fi
 	tap_ok "$st" "$*" && return 0
 	tap_diag "got '$got', want $op '$want'"
+	return 1
+}
+
+# tap_is GOT WANT DESCRIPTION: string equality.
+tap_is() {
+	local got=$1 want=$2
+	shift 2
+	[ "$got" = "$want" ]
+	tap_ok $? "$*" && return 0
+	tap_diag "got '$got', want '$want'"
 	return 1
 }
 
