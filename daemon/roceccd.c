@@ -24,6 +24,12 @@
  * listening socket come first, so that their errors reach stderr and the
  * exit status. A filter of ours left by a daemon that died (same priority
  * and handle) is replaced, not duplicated.
+ *
+ * This file holds discovery and QP learning, the snapshots of the flow
+ * table, groups and stragglers, /flows and /flows.json, HTTP, BPF pinning,
+ * configuration and reload, and main. The TC plumbing is in rd_tc.c,
+ * rocecc.ko's in rd_module.c, the Prometheus output in rd_prom.c;
+ * roceccd.h has what they share.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -42,9 +48,6 @@
 #include <time.h>
 #include <unistd.h>
 #include <json-c/json.h>
-#include <libmnl/libmnl.h>
-#include <linux/pkt_sched.h>
-#include <linux/rtnetlink.h>
 #include <microhttpd.h>
 #include <ifaddrs.h>
 #include <sys/stat.h>
@@ -55,116 +58,18 @@
 #include <bpf/libbpf.h>
 
 #include <rocecc/hist.h>
-#include <rocecc/params.h>
-#include <uapi/linux/rocecc.h>
 #include "../bpf/flowmon.h"
 #include "flowmon.skel.h"
 
 #include "cli_nl.h"
-#include "cli_util.h"
 #include "rankmap.h"
 #include "rdconf.h"
 #include "rdma_nl.h"
+#include "roceccd.h"
 #include "roceccd_fmt.h"
 #include "straggler.h"
 
-/* Our filters' priority and handle on both clsact hooks */
-#define RD_TC_PRIO	0xc0c
-#define RD_TC_HANDLE	1
-
 #define RD_DEFAULT_PORT	9468
-
-enum { LOG_ERR_, LOG_WARN_, LOG_INFO_, LOG_DEBUG_ };
-
-struct rd_qp {
-	uint32_t ifindex, lqpn, rqpn, pid;
-	uint8_t state;
-	char comm[64];
-	char dev[RDMA_NL_NAME_MAX];
-	char netdev[IF_NAMESIZE];
-	bool seen;		/* in this round's dump */
-	bool gone;		/* vanished; flows deleted at gone_ms + linger */
-	uint64_t gone_ms;
-};
-
-struct rd_netdev {
-	uint32_t ifindex;
-	char name[IF_NAMESIZE];
-	char dev[RDMA_NL_NAME_MAX];
-	bool created_qdisc;	/* we made its clsact */
-	bool seen;
-	bool mod_attached;	/* we attached rocecc.ko to it */
-	bool created_fq;	/* we made fq its root qdisc, for rocecc.ko */
-	unsigned int mod_gen;	/* rd.conf_gen its module parameters follow */
-	unsigned int mod_err_gen;	/* rd.conf_gen of the last error logged */
-	int rank_host;		/* this host in the rank map, or -1 */
-};
-
-/*
- * What the daemon keeps of one flow between polls (sorted by key): the
- * window baselines of its message completion histogram and the straggler
- * verdict.
- */
-struct rd_fstate {
-	struct flowmon_key key;
-	struct strag_win win;
-	uint64_t win_samples;	/* in the window */
-	uint64_t win_p99_ns;	/* 0 if the window is empty */
-	bool straggler;
-	uint64_t sgroup;	/* the group it straggles in */
-	uint64_t smedian_ns;	/* that group's median p99 */
-	unsigned int sflows;	/* eligible flows in that group */
-	double ratio;
-	char groups[128];	/* "dp0,pp1", "" if none */
-	bool seen;
-};
-
-/* An event, for /events.json and the log */
-struct rd_event {
-	uint64_t seq;
-	struct timespec when;	/* CLOCK_REALTIME */
-	char type[24];
-	char text[320];		/* JSON object members, already encoded */
-};
-
-#define RD_EVENTS	256	/* power of two */
-
-struct rd {
-	struct rd_conf conf;	/* effective: file, then command line */
-	unsigned int conf_gen;	/* bumped on every (re)load */
-	const char *conf_path;	/* NULL: none */
-	bool conf_explicit;	/* -c given: the file must exist */
-	int argc;		/* the command line, re-applied on reload */
-	char **argv;
-	struct rankmap rmap;
-	bool have_rmap;
-	bool foreground;
-
-	struct flowmon *skel;
-	struct rdma_nl nl;
-	struct MHD_Daemon *httpd;
-	int listen_fd;
-	const char *pidfile;
-	char pinned[256];	/* the pin directory in use, "" if none */
-	struct rnl mod;		/* rocecc.ko's genetlink family */
-	bool mod_open;
-	bool mod_absent_logged;
-	uint64_t start_ms;
-	pthread_mutex_t lock;	/* everything below */
-	struct rd_qp *qps;
-	size_t nqps, capqps;
-	struct rd_netdev *nds;
-	size_t nnds, capnds;
-	struct rd_fstate *fs;	/* sorted by key */
-	size_t nfs, capfs;
-	unsigned int nstragglers;
-	struct rd_event ev[RD_EVENTS];
-	uint64_t ev_seq;	/* seq of the newest event; 0: none yet */
-	uint64_t polls, poll_errors;
-	uint64_t reloads, reload_errors;
-	uint64_t straggler_flagged;
-	uint64_t mod_errors;
-};
 
 static const char *prog = "roceccd";
 static int log_level = LOG_INFO_;
@@ -174,9 +79,7 @@ static volatile sig_atomic_t stop, reload;
 static void rd_strag_round(struct rd *rd, uint64_t now);
 static void rd_rank_hosts(struct rd *rd);
 
-static void rd_log(int level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void rd_log(int level, const char *fmt, ...)
+void rd_log(int level, const char *fmt, ...)
 {
 	static const int prio[] = { LOG_ERR, LOG_WARNING, LOG_INFO, LOG_DEBUG };
 	va_list ap;
@@ -202,228 +105,13 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
-/* ---- TC attachment ---------------------------------------------------- */
-
-/*
- * Send @nlh on a fresh rtnetlink socket and run the replies through @cb
- * (may be NULL) until the ACK or the end of a dump. 0 or -errno.
- */
-static int rd_rtnl(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
-{
-	char buf[16384];
-	struct mnl_socket *sk;
-	unsigned int seq = (unsigned int)time(NULL), portid;
-	ssize_t len;
-	int ret, err = 0;
-
-	sk = mnl_socket_open(NETLINK_ROUTE);
-	if (!sk)
-		return -errno;
-	if (mnl_socket_bind(sk, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(sk);
-	nlh->nlmsg_seq = seq;
-	if (mnl_socket_sendto(sk, nlh, nlh->nlmsg_len) < 0) {
-		err = -errno;
-		goto out;
-	}
-	for (;;) {
-		len = mnl_socket_recvfrom(sk, buf, sizeof(buf));
-		if (len < 0) {
-			err = -errno;
-			break;
-		}
-		ret = mnl_cb_run(buf, len, seq, portid, cb, data);
-		if (ret < 0) {
-			err = -errno;
-			break;
-		}
-		if (ret == MNL_CB_STOP)
-			break;
-	}
-out:
-	mnl_socket_close(sk);
-	return err;
-}
-
-static struct tcmsg *rd_tc_msg(char *buf, uint16_t type, uint16_t flags,
-			       uint32_t ifindex, uint32_t parent)
-{
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	struct tcmsg *tcm;
-
-	nlh->nlmsg_type = type;
-	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
-	tcm->tcm_family = AF_UNSPEC;
-	tcm->tcm_ifindex = (int)ifindex;
-	tcm->tcm_parent = parent;
-	return tcm;
-}
-
-struct filter_count {
-	unsigned int n;
-};
-
-static int filter_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct filter_count *c = data;
-
-	if (nlh->nlmsg_type == RTM_NEWTFILTER)
-		c->n++;
-	return MNL_CB_OK;
-}
-
-/* The number of filters on hook @parent of @ifindex, or -errno. */
-static int rd_count_filters(uint32_t ifindex, uint32_t parent)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct filter_count c = { 0 };
-	int err;
-
-	rd_tc_msg(buf, RTM_GETTFILTER, NLM_F_DUMP, ifindex, parent);
-	err = rd_rtnl((struct nlmsghdr *)buf, filter_cb, &c);
-	return err ? err : (int)c.n;
-}
-
-struct root_kind {
-	uint32_t ifindex;
-	char kind[32];
-};
-
-static int root_kind_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
-	struct root_kind *r = data;
-	struct nlattr *a;
-
-	if (nlh->nlmsg_type != RTM_NEWQDISC ||
-	    (uint32_t)tcm->tcm_ifindex != r->ifindex ||
-	    tcm->tcm_parent != TC_H_ROOT)
-		return MNL_CB_OK;
-	mnl_attr_for_each(a, nlh, sizeof(*tcm))
-		if (mnl_attr_get_type(a) == TCA_KIND &&
-		    !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
-			snprintf(r->kind, sizeof(r->kind), "%s",
-				 mnl_attr_get_str(a));
-	return MNL_CB_OK;
-}
-
-/* The kind of @ifindex's root qdisc ("noqueue", "fq", ...) into @kind. */
-static int rd_root_kind(uint32_t ifindex, char *kind, size_t n)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct root_kind r = { .ifindex = ifindex };
-	int err;
-
-	rd_tc_msg(buf, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0);
-	err = rd_rtnl((struct nlmsghdr *)buf, root_kind_cb, &r);
-	snprintf(kind, n, "%s", r.kind[0] ? r.kind : "?");
-	return err;
-}
-
-/* Root qdisc of @ifindex: fq flow_limit 1000 (@add), or the default back. */
-static int rd_root_fq(uint32_t ifindex, bool add)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
-	struct nlattr *opt;
-
-	rd_tc_msg(buf, add ? RTM_NEWQDISC : RTM_DELQDISC,
-		  NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_REPLACE : 0),
-		  ifindex, TC_H_ROOT);
-	if (add) {
-		mnl_attr_put_strz(nlh, TCA_KIND, "fq");
-		opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
-		mnl_attr_put_u32(nlh, TCA_FQ_FLOW_PLIMIT, 1000);
-		mnl_attr_nest_end(nlh, opt);
-	}
-	return rd_rtnl(nlh, NULL, NULL);
-}
-
-static int rd_attach(struct rd *rd, struct rd_netdev *nd)
-{
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)nd->ifindex,
-			    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RD_TC_HANDLE,
-			    .priority = RD_TC_PRIO, .flags = BPF_TC_F_REPLACE);
-	int err;
-
-	err = bpf_tc_hook_create(&hook);
-	if (err && err != -EEXIST) {
-		rd_log(LOG_ERR_, "%s: cannot create the clsact qdisc: %s",
-		       nd->name, strerror(-err));
-		return err;
-	}
-	nd->created_qdisc = !err;
-
-	hook.attach_point = BPF_TC_INGRESS;
-	opts.prog_fd = bpf_program__fd(rd->skel->progs.flowmon_ingress);
-	err = bpf_tc_attach(&hook, &opts);
-	if (!err) {
-		hook.attach_point = BPF_TC_EGRESS;
-		opts.prog_fd = bpf_program__fd(rd->skel->progs.flowmon_egress);
-		opts.prog_id = 0;
-		err = bpf_tc_attach(&hook, &opts);
-	}
-	if (err) {
-		rd_log(LOG_ERR_, "%s: cannot attach the flowmon programs: %s",
-		       nd->name, strerror(-err));
-		return err;
-	}
-	rd_log(LOG_INFO_, "%s (%s): flowmon attached%s", nd->name, nd->dev,
-	       nd->created_qdisc ? ", clsact created" : "");
-	return 0;
-}
-
-/* Detach our filters; remove the clsact qdisc if we made it and it is empty. */
-static void rd_detach(struct rd_netdev *nd)
-{
-	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)nd->ifindex);
-	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RD_TC_HANDLE,
-			    .priority = RD_TC_PRIO);
-	int in, eg, err;
-
-	hook.attach_point = BPF_TC_INGRESS;
-	err = bpf_tc_detach(&hook, &opts);
-	if (err && err != -ENOENT && err != -ENODEV && err != -EINVAL)
-		rd_log(LOG_WARN_, "%s: detaching from ingress: %s", nd->name,
-		       strerror(-err));
-	hook.attach_point = BPF_TC_EGRESS;
-	err = bpf_tc_detach(&hook, &opts);
-	if (err && err != -ENOENT && err != -ENODEV && err != -EINVAL)
-		rd_log(LOG_WARN_, "%s: detaching from egress: %s", nd->name,
-		       strerror(-err));
-	if (nd->created_qdisc) {
-		in = rd_count_filters(nd->ifindex,
-				      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS));
-		eg = rd_count_filters(nd->ifindex,
-				      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS));
-		if (in == 0 && eg == 0) {
-			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-			bpf_tc_hook_destroy(&hook);
-			rd_log(LOG_INFO_, "%s: flowmon detached, clsact removed",
-			       nd->name);
-			return;
-		}
-		if (in > 0 || eg > 0)
-			rd_log(LOG_INFO_, "%s: clsact kept: it holds other filters",
-			       nd->name);
-	}
-	rd_log(LOG_INFO_, "%s: flowmon detached", nd->name);
-}
-
 /* ---- events ------------------------------------------------------------- */
 
 /*
  * Record an event for /events.json: @type and JSON object members @fmt
  * (already encoded, without braces). Under rd->lock.
  */
-static void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
+void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
 {
 	struct rd_event *e = &rd->ev[++rd->ev_seq & (RD_EVENTS - 1)];
 	va_list ap;
@@ -437,7 +125,7 @@ static void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
 }
 
 /* A string as a JSON string literal (quotes included) into @buf. */
-static const char *rd_jstr(const char *s, char *buf, size_t n)
+const char *rd_jstr(const char *s, char *buf, size_t n)
 {
 	json_object *o = json_object_new_string(s);
 
@@ -445,275 +133,6 @@ static const char *rd_jstr(const char *s, char *buf, size_t n)
 		 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
 	json_object_put(o);
 	return buf;
-}
-
-/* ---- rocecc.ko ------------------------------------------------------------ */
-
-/*
- * With [module] attach = yes the daemon attaches rocecc.ko to the RoCE
- * netdevs its "devices" list selects, once the module is loaded (it is
- * looked for every poll), and gives each the configured profile and
- * parameters: on attaching, and again after every reload of the config.
- * A device that is already attached (by an operator, or by a daemon that
- * died) is adopted: it gets the configuration too, but is not detached on
- * exit, since this daemon did not attach it. A device someone detaches
- * while attach = yes is attached again at the next poll: the config file is
- * the source of truth (set attach = no and reload to stop). Devices this
- * daemon attached are detached when attach turns no, when they leave the
- * devices list, and on a clean shutdown.
- */
-
-/* rocecc.ko's family, opened if it is there; false if not loaded. */
-static bool rd_mod_ready(struct rd *rd)
-{
-	int err;
-
-	if (rd->mod_open)
-		return true;
-	err = rnl_open(&rd->mod);
-	if (err) {
-		if (!rd->mod_absent_logged)
-			rd_log(err == -ENOENT ? LOG_INFO_ : LOG_WARN_,
-			       "rocecc.ko: %s; attaching it waits for it",
-			       err == -ENOENT ? "not loaded" : strerror(-err));
-		rd->mod_absent_logged = true;
-		return false;
-	}
-	rd->mod_open = true;
-	rd->mod_absent_logged = false;
-	return true;
-}
-
-/* The family went away (module unloaded): open it afresh next time. */
-static void rd_mod_lost(struct rd *rd)
-{
-	struct rd_netdev *nd;
-	size_t i;
-
-	rnl_close(&rd->mod);
-	rd->mod_open = false;
-	for (i = 0; i < rd->nnds; i++) {
-		nd = &rd->nds[i];
-		nd->mod_attached = false;
-		nd->mod_gen = 0;
-	}
-}
-
-static int rd_mod_dev_cmd(struct rd *rd, uint8_t cmd, const struct rd_netdev *nd)
-{
-	struct nlmsghdr *nlh = rnl_msg(&rd->mod, cmd, NLM_F_ACK);
-
-	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
-	return rnl_talk(&rd->mod, nlh, NULL, NULL);
-}
-
-static const char *rd_mod_why(struct rd *rd, int err)
-{
-	return rd->mod.ext_msg[0] ? cli_strip_prefix(rd->mod.ext_msg) :
-				    strerror(-err);
-}
-
-/* Is @name in the configured devices list ("" means all)? */
-static bool rd_mod_selected(const struct rd_conf *c, const char *name)
-{
-	const char *p = c->module_devices;
-	size_t n = strlen(name);
-
-	if (!p[0] || !strcmp(p, "all"))
-		return true;
-	while (*p) {
-		size_t w = strcspn(p, " ");
-
-		if (w == n && !strncmp(p, name, n))
-			return true;
-		p += w;
-		p += strspn(p, " ");
-	}
-	return false;
-}
-
-/* Profile, then parameters, of the config onto attached device @nd. */
-static int rd_mod_configure(struct rd *rd, struct rd_netdev *nd)
-{
-	const struct rd_conf *c = &rd->conf;
-	struct nlmsghdr *nlh;
-	struct nlattr *nest;
-	unsigned int id, n = 0;
-	int err;
-
-	if (c->profile >= 0) {
-		nlh = rnl_msg(&rd->mod, ROCECC_CMD_PROFILE_SET, NLM_F_ACK);
-		mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
-		mnl_attr_put_u32(nlh, ROCECC_A_PROFILE, (uint32_t)c->profile);
-		err = rnl_talk(&rd->mod, nlh, NULL, NULL);
-		if (err) {
-			rd_log(LOG_ERR_, "%s: rocecc.ko: profile %s: %s", nd->name,
-			       cli_profile_name(c->profile), rd_mod_why(rd, err));
-			return err;
-		}
-	}
-	nlh = rnl_msg(&rd->mod, ROCECC_CMD_PARAM_SET, NLM_F_ACK);
-	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
-	nest = mnl_attr_nest_start(nlh, ROCECC_A_PARAMS);
-	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
-		if (!c->param_set[id])
-			continue;
-		mnl_attr_put_u32(nlh, (uint16_t)id, c->param[id]);
-		n++;
-	}
-	mnl_attr_nest_end(nlh, nest);
-	if (n) {
-		err = rnl_talk(&rd->mod, nlh, NULL, NULL);
-		if (err) {
-			rd_log(LOG_ERR_, "%s: rocecc.ko: setting %u parameters: %s",
-			       nd->name, n, rd_mod_why(rd, err));
-			return err;
-		}
-	}
-	rd_log(LOG_INFO_, "%s: rocecc.ko configured: profile %s, %u parameters",
-	       nd->name, c->profile >= 0 ? cli_profile_name(c->profile) :
-	       "unchanged", n);
-	return 0;
-}
-
-/*
- * rocecc.ko paces with fq and refuses a netdev without it. With fq = yes
- * (the default) a root qdisc that is one of the kernel's or the
- * distribution's defaults is replaced by fq before attaching, and the
- * default comes back when the daemon detaches the module; any other root
- * qdisc was chosen by someone and is left alone (the module then refuses
- * the netdev, and the log says why).
- */
-static void rd_mod_qdisc(struct rd *rd, struct rd_netdev *nd)
-{
-	static const char *const defaults[] = {
-		"noqueue", "pfifo_fast", "fq_codel", "pfifo",
-	};
-	char kind[32];
-	size_t i;
-	int err;
-
-	if (!rd->conf.module_fq || rd_root_kind(nd->ifindex, kind, sizeof(kind)))
-		return;
-	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-		if (!strcmp(kind, defaults[i]))
-			break;
-	if (i == sizeof(defaults) / sizeof(defaults[0]))
-		return;
-	err = rd_root_fq(nd->ifindex, true);
-	if (err) {
-		rd_log(LOG_ERR_, "%s: cannot replace root qdisc %s by fq: %s",
-		       nd->name, kind, strerror(-err));
-		return;
-	}
-	nd->created_fq = true;
-	rd_log(LOG_INFO_, "%s: root qdisc %s replaced by fq flow_limit 1000 (rocecc.ko paces with it)",
-	       nd->name, kind);
-}
-
-/* After detaching: the default root qdisc back, if we put fq there. */
-static void rd_mod_unqdisc(struct rd_netdev *nd)
-{
-	char kind[32];
-	int err;
-
-	if (!nd->created_fq)
-		return;
-	nd->created_fq = false;
-	if (rd_root_kind(nd->ifindex, kind, sizeof(kind)) || strcmp(kind, "fq"))
-		return;		/* gone, or someone changed it since */
-	err = rd_root_fq(nd->ifindex, false);
-	if (err && err != -ENODEV && err != -ENOENT)
-		rd_log(LOG_WARN_, "%s: removing the fq root qdisc: %s", nd->name,
-		       strerror(-err));
-	else if (!err)
-		rd_log(LOG_INFO_, "%s: fq root qdisc removed (default back)",
-		       nd->name);
-}
-
-/* Bring rocecc.ko's attachment of @nd in line with the config. */
-static void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
-{
-	bool want = rd->conf.module_attach && rd_mod_selected(&rd->conf, nd->name);
-	char js[64];
-	int err;
-
-	if (!want && !nd->mod_attached)
-		return;
-	if (!rd_mod_ready(rd))
-		return;
-	err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_GET, nd);
-	if (err && err != -ENODEV) {
-		rd_log(LOG_WARN_, "%s: rocecc.ko: %s", nd->name, rd_mod_why(rd, err));
-		rd->mod_errors++;
-		rd_mod_lost(rd);
-		return;
-	}
-	if (!want) {
-		if (!err) {
-			err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_DETACH, nd);
-			if (err && err != -ENODEV) {
-				rd_log(LOG_WARN_, "%s: rocecc.ko: detach: %s",
-				       nd->name, rd_mod_why(rd, err));
-				rd->mod_errors++;
-				return;
-			}
-			rd_log(LOG_INFO_, "%s: rocecc.ko detached (config)", nd->name);
-			rd_event(rd, "module_detached", "\"netdev\":%s",
-				 rd_jstr(nd->name, js, sizeof(js)));
-		}
-		nd->mod_attached = false;
-		rd_mod_unqdisc(nd);
-		nd->mod_gen = 0;
-		return;
-	}
-	if (err == -ENODEV) {
-		rd_mod_qdisc(rd, nd);
-		err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_ATTACH, nd);
-		if (err && err != -EEXIST) {
-			/* once per configuration, not every poll */
-			if (nd->mod_err_gen != rd->conf_gen)
-				rd_log(LOG_ERR_, "%s: rocecc.ko: attach: %s (retried every poll)",
-				       nd->name, rd_mod_why(rd, err));
-			nd->mod_err_gen = rd->conf_gen;
-			rd->mod_errors++;
-			rd_mod_unqdisc(nd);
-			return;
-		}
-		nd->mod_attached = true;
-		nd->mod_gen = 0;
-		rd_log(LOG_INFO_, "%s: rocecc.ko attached", nd->name);
-		rd_event(rd, "module_attached", "\"netdev\":%s",
-			 rd_jstr(nd->name, js, sizeof(js)));
-	} else if (!nd->mod_attached && !nd->mod_gen) {
-		rd_log(LOG_INFO_, "%s: rocecc.ko already attached: adopted (not detached on exit)",
-		       nd->name);
-	}
-	if (nd->mod_gen != rd->conf_gen) {
-		/* once per configuration: what failed would fail again */
-		if (rd_mod_configure(rd, nd))
-			rd->mod_errors++;
-		nd->mod_gen = rd->conf_gen;
-	}
-}
-
-/* Detach rocecc.ko from @nd if this daemon attached it. */
-static void rd_mod_release(struct rd *rd, struct rd_netdev *nd)
-{
-	int err;
-
-	if (!nd->mod_attached || !rd->mod_open)
-		return;
-	err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_DETACH, nd);
-	if (err == -ENODEV)	/* the netdev went, and the module let go */
-		rd_log(LOG_DEBUG_, "%s: rocecc.ko: was detached already", nd->name);
-	else if (err)
-		rd_log(LOG_WARN_, "%s: rocecc.ko: detach: %s", nd->name,
-		       rd_mod_why(rd, err));
-	else
-		rd_log(LOG_INFO_, "%s: rocecc.ko detached", nd->name);
-	nd->mod_attached = false;
-	rd_mod_unqdisc(nd);
 }
 
 /* ---- discovery ---------------------------------------------------------- */
@@ -1055,17 +474,6 @@ static void rd_poll(struct rd *rd)
 
 /* ---- reading the maps --------------------------------------------------- */
 
-struct rd_flow_view {
-	struct flowmon_key key;
-	char name[256];
-	char comm[64];
-	char peer[64];
-	char dev[RDMA_NL_NAME_MAX];
-	char netdev[IF_NAMESIZE];
-	uint32_t pid;
-	uint32_t lqpn;
-};
-
 /* Name flow @key/@val from the QP table (under rd->lock). */
 static void rd_view(struct rd *rd, const struct flowmon_key *key,
 		    const struct flowmon_flow *val, struct rd_flow_view *v)
@@ -1095,16 +503,6 @@ static void rd_view(struct rd *rd, const struct flowmon_key *key,
 	rd_flow_name(v->name, sizeof(v->name), v->comm, v->pid, v->lqpn,
 		     v->peer, key->rqpn);
 }
-
-typedef void (*rd_flow_fn)(struct rd *rd, const struct rd_flow_view *v,
-			   const struct flowmon_flow *f, void *arg);
-
-/* A consistent copy of every flow (BPF_F_LOCK), named; under rd->lock. */
-struct rd_snap {
-	struct rd_flow_view *v;
-	struct flowmon_flow *f;
-	size_t n;
-};
 
 static void rd_snap_free(struct rd_snap *s)
 {
@@ -1149,8 +547,8 @@ static int rd_snap_take(struct rd *rd, struct rd_snap *s)
 	return 0;
 }
 
-static unsigned int rd_snap_each(struct rd *rd, const struct rd_snap *s,
-				 rd_flow_fn fn, void *arg)
+unsigned int rd_snap_each(struct rd *rd, const struct rd_snap *s,
+			  rd_flow_fn fn, void *arg)
 {
 	size_t i;
 
@@ -1160,17 +558,6 @@ static unsigned int rd_snap_each(struct rd *rd, const struct rd_snap *s,
 }
 
 /* ---- groups and stragglers ---------------------------------------------- */
-
-/*
- * Group keys: the kind in the top byte, then what names the group.
- * Labels: rank-map groups "tp3", "dp0", ...; a process "comm[pid]"; a peer
- * "peer 10.0.0.2"; "host" for every flow of this host.
- */
-#define RD_GK_RANK	(1ULL << 56)
-#define RD_GK_PROCESS	(2ULL << 56)
-#define RD_GK_PEER	(3ULL << 56)
-#define RD_GK_HOST	(4ULL << 56)
-#define RD_MAX_GROUPS	16
 
 /* The rank-map host of @nd: [rankmap] host, else an address, else hostname. */
 static int rd_rank_host(struct rd *rd, const struct rd_netdev *nd,
@@ -1231,9 +618,8 @@ static uint64_t rd_peer_hash(const uint8_t peer[16])
 }
 
 /* The rank-map groups of flow @v: into @keys (and "dp0,tp1" into @labels). */
-static size_t rd_rank_groups(struct rd *rd, const struct rd_flow_view *v,
-			     uint64_t *keys, size_t max, char *labels,
-			     size_t lsize)
+size_t rd_rank_groups(struct rd *rd, const struct rd_flow_view *v,
+		      uint64_t *keys, size_t max, char *labels, size_t lsize)
 {
 	struct rankmap_group g[RD_MAX_GROUPS];
 	struct rd_netdev *nd = rd_netdev_find(rd, v->key.ifindex);
@@ -1288,8 +674,8 @@ static size_t rd_strag_groups(struct rd *rd, const struct rd_flow_view *v,
 }
 
 /* The label of group @key, which flow @v belongs to. */
-static void rd_group_label(uint64_t key, const struct rd_flow_view *v,
-			   char *buf, size_t n)
+void rd_group_label(uint64_t key, const struct rd_flow_view *v, char *buf,
+		    size_t n)
 {
 	switch (key & (0xffULL << 56)) {
 	case RD_GK_RANK:
@@ -1314,8 +700,7 @@ static int rd_key_cmp(const struct flowmon_key *a, const struct flowmon_key *b)
 }
 
 /* The state of flow @key, or NULL (rd->fs is sorted by key). */
-static struct rd_fstate *rd_fstate_find(struct rd *rd,
-					const struct flowmon_key *key)
+struct rd_fstate *rd_fstate_find(struct rd *rd, const struct flowmon_key *key)
 {
 	size_t lo = 0, hi = rd->nfs;
 
@@ -1466,444 +851,6 @@ out:
 	rd_snap_free(&snap);
 }
 
-static int rd_stats(struct rd *rd, struct flowmon_stats *sum)
-{
-	int ncpu = libbpf_num_possible_cpus(), i;
-	struct flowmon_stats *per;
-	__u32 zero = 0;
-
-	memset(sum, 0, sizeof(*sum));
-	if (ncpu <= 0)
-		return -EINVAL;
-	per = calloc((size_t)ncpu, sizeof(*per));
-	if (!per)
-		return -ENOMEM;
-	if (bpf_map_lookup_elem(bpf_map__fd(rd->skel->maps.stats), &zero, per)) {
-		free(per);
-		return -errno;
-	}
-	for (i = 0; i < ncpu; i++) {
-		sum->tx_unknown_pkts += per[i].tx_unknown_pkts;
-		sum->tx_unknown_bytes += per[i].tx_unknown_bytes;
-		sum->rx_unknown_pkts += per[i].rx_unknown_pkts;
-		sum->rx_unknown_bytes += per[i].rx_unknown_bytes;
-		sum->tx_malformed += per[i].tx_malformed;
-		sum->rx_malformed += per[i].rx_malformed;
-		sum->flow_full += per[i].flow_full;
-		sum->flow_replaced += per[i].flow_replaced;
-	}
-	free(per);
-	return 0;
-}
-
-/* ---- Prometheus --------------------------------------------------------- */
-
-#define RD_COUNTER(field, name, help) { offsetof(struct flowmon_flow, field), name, help }
-
-static const struct {
-	size_t off;
-	const char *name, *help;
-} rd_counters[] = {
-	RD_COUNTER(tx_pkts, "tx_packets", "RoCE packets sent"),
-	RD_COUNTER(tx_bytes, "tx_bytes", "RoCE bytes sent, IP header to ICRC"),
-	RD_COUNTER(rx_pkts, "rx_packets", "RoCE packets received"),
-	RD_COUNTER(rx_bytes, "rx_bytes", "RoCE bytes received, IP header to ICRC"),
-	RD_COUNTER(rx_ce, "rx_ce_marked_packets", "RoCE packets received with ECN CE"),
-	RD_COUNTER(tx_cnp, "tx_cnp", "CNPs sent"),
-	RD_COUNTER(rx_cnp, "rx_cnp", "CNPs received"),
-	RD_COUNTER(tx_ackreq, "tx_ackreq_requests", "new requests sent with AckReq (RTT probes)"),
-	RD_COUNTER(tx_msgs, "tx_messages", "messages whose last packet was sent"),
-	RD_COUNTER(tx_retrans, "tx_retransmitted_packets", "retransmitted request packets"),
-	RD_COUNTER(rx_acks, "rx_acks", "positive ACKs received"),
-	RD_COUNTER(rx_nak_seq, "rx_nak_sequence_errors", "NAKs received: PSN sequence error"),
-	RD_COUNTER(rx_nak_other, "rx_nak_other", "NAKs received: invalid request, access, other"),
-	RD_COUNTER(rx_rnr_nak, "rx_rnr_naks", "RNR NAKs received"),
-	RD_COUNTER(rtt_karn, "rtt_probes_retransmitted", "RTT probes dropped: retransmitted (Karn)"),
-	RD_COUNTER(rtt_overrun, "rtt_probes_overrun", "RTT probes dropped: probe table wrapped"),
-	RD_COUNTER(mct_overrun, "messages_untimed", "messages not timed: pending ring full"),
-};
-
-struct prom_ctx {
-	FILE *f;
-	unsigned int pass;	/* counter index, or ~0u for the histograms */
-	bool rtt;
-};
-
-static void rd_labels(const struct rd_flow_view *v, char *out, size_t n)
-{
-	char flow[512], comm[160], peer[128];
-
-	rd_prom_escape(v->name, flow, sizeof(flow));
-	rd_prom_escape(v->comm, comm, sizeof(comm));
-	rd_prom_escape(v->peer, peer, sizeof(peer));
-	snprintf(out, n,
-		 "flow=\"%s\",comm=\"%s\",pid=\"%" PRIu32 "\",lqpn=\"%" PRIu32
-		 "\",rqpn=\"%" PRIu32 "\",peer=\"%s\",dev=\"%s\",netdev=\"%s\"",
-		 flow, comm, v->pid, v->lqpn, v->key.rqpn, peer, v->dev,
-		 v->netdev);
-}
-
-static void prom_flow(struct rd *rd, const struct rd_flow_view *v,
-		      const struct flowmon_flow *f, void *arg)
-{
-	struct prom_ctx *c = arg;
-	char labels[1024];
-
-	rd_labels(v, labels, sizeof(labels));
-	if (c->pass != ~0u) {
-		uint64_t val;
-
-		memcpy(&val, (const char *)f + rd_counters[c->pass].off,
-		       sizeof(val));
-		fprintf(c->f, "rocecc_flow_%s_total{%s} %" PRIu64 "\n",
-			rd_counters[c->pass].name, labels, val);
-		return;
-	}
-	if (c->rtt)
-		rd_prom_hist(c->f, "rocecc_flow_rtt_seconds", labels,
-			     f->rtt.bucket, f->rtt.sum_ns, rd->conf.per_octave);
-	else
-		rd_prom_hist(c->f, "rocecc_flow_message_completion_seconds",
-			     labels, f->mct.bucket, f->mct.sum_ns,
-			     rd->conf.per_octave);
-}
-
-static void rd_prom_stat(FILE *f, const char *name, const char *help,
-			 uint64_t v)
-{
-	fprintf(f, "# HELP rocecc_flowmon_%s_total %s\n", name, help);
-	fprintf(f, "# TYPE rocecc_flowmon_%s_total counter\n", name);
-	fprintf(f, "rocecc_flowmon_%s_total %" PRIu64 "\n", name, v);
-}
-
-/* Straggler state and rank-map groups of every flow. */
-static void rd_prom_groups(struct rd *rd, const struct rd_snap *snap, FILE *f)
-{
-	char labels[1024];
-	size_t i;
-
-	fprintf(f, "# HELP rocecc_flow_straggler 1 if the flow's message completion p99 over the window exceeds its group's median by the configured factor.\n"
-		   "# TYPE rocecc_flow_straggler gauge\n");
-	for (i = 0; i < snap->n; i++) {
-		const struct rd_fstate *st = rd_fstate_find(rd, &snap->v[i].key);
-
-		rd_labels(&snap->v[i], labels, sizeof(labels));
-		fprintf(f, "rocecc_flow_straggler{%s} %d\n", labels,
-			st && st->straggler);
-	}
-	fprintf(f, "# HELP rocecc_flow_window_message_completion_p99_seconds Message completion p99 over the straggler window (absent: no message in it).\n"
-		   "# TYPE rocecc_flow_window_message_completion_p99_seconds gauge\n");
-	for (i = 0; i < snap->n; i++) {
-		const struct rd_fstate *st = rd_fstate_find(rd, &snap->v[i].key);
-
-		if (!st || !st->win_samples)
-			continue;
-		rd_labels(&snap->v[i], labels, sizeof(labels));
-		fprintf(f, "rocecc_flow_window_message_completion_p99_seconds{%s} %.9f\n",
-			labels, (double)st->win_p99_ns / 1e9);
-	}
-	if (!rd->have_rmap)
-		return;
-	fprintf(f, "# HELP rocecc_flow_group_info A parallel group (rank map) the flow serves.\n"
-		   "# TYPE rocecc_flow_group_info gauge\n");
-	for (i = 0; i < snap->n; i++) {
-		uint64_t keys[RD_MAX_GROUPS];
-		size_t n, k;
-
-		n = rd_rank_groups(rd, &snap->v[i], keys, RD_MAX_GROUPS, NULL, 0);
-		rd_labels(&snap->v[i], labels, sizeof(labels));
-		for (k = 0; k < n; k++) {
-			char g[64];
-
-			rd_group_label(keys[k], &snap->v[i], g, sizeof(g));
-			fprintf(f, "rocecc_flow_group_info{%s,group=\"%s\"} 1\n",
-				labels, g);
-		}
-	}
-}
-
-/* One aggregate: flows that share a process, a peer or a group. */
-struct rd_agg {
-	char labels[512];
-	struct flowmon_hist mct;
-	uint64_t tx_bytes, rx_bytes, flows;
-};
-
-static struct rd_agg *rd_agg_get(struct rd_agg **a, size_t *n, size_t *cap,
-				 const char *labels)
-{
-	size_t i;
-
-	for (i = 0; i < *n; i++)
-		if (!strcmp((*a)[i].labels, labels))
-			return &(*a)[i];
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		void *p = realloc(*a, nc * sizeof(**a));
-
-		if (!p)
-			return NULL;
-		*a = p;
-		*cap = nc;
-	}
-	memset(&(*a)[*n], 0, sizeof(**a));
-	snprintf((*a)[*n].labels, sizeof((*a)[*n].labels), "%s", labels);
-	return &(*a)[(*n)++];
-}
-
-static void rd_agg_add(struct rd_agg *g, const struct flowmon_flow *f)
-{
-	unsigned int b;
-
-	for (b = 0; b < FLOWMON_HIST_BUCKETS; b++)
-		g->mct.bucket[b] += f->mct.bucket[b];
-	g->mct.sum_ns += f->mct.sum_ns;
-	g->tx_bytes += f->tx_bytes;
-	g->rx_bytes += f->rx_bytes;
-	g->flows++;
-}
-
-/*
- * Per process (job), per peer host and per rank-map group: the flows'
- * message completion histograms and byte counters summed. They cover the
- * flows in the table now, so they drop when a flow is forgotten (--linger
- * after its QP ended): Prometheus reads that as a counter reset.
- */
-static void rd_prom_aggregates(struct rd *rd, const struct rd_snap *snap,
-			       FILE *f)
-{
-	static const char *const what[] = { "process", "peer", "group" };
-	struct rd_agg *a = NULL;
-	size_t n, cap, i, k, w;
-
-	for (w = 0; w < 3; w++) {
-		n = cap = 0;
-		for (i = 0; i < snap->n; i++) {
-			const struct rd_flow_view *v = &snap->v[i];
-			char l[512], e1[128], e2[128];
-			uint64_t keys[RD_MAX_GROUPS];
-			size_t ng = 1;
-			struct rd_agg *g;
-
-			if (w == 2)
-				ng = rd_rank_groups(rd, v, keys, RD_MAX_GROUPS,
-						    NULL, 0);
-			for (k = 0; k < ng; k++) {
-				if (w == 0) {
-					rd_prom_escape(v->comm, e1, sizeof(e1));
-					snprintf(l, sizeof(l), "comm=\"%s\",pid=\"%" PRIu32 "\"",
-						 e1, v->pid);
-				} else if (w == 1) {
-					rd_prom_escape(v->peer, e1, sizeof(e1));
-					snprintf(l, sizeof(l), "peer=\"%s\"", e1);
-				} else {
-					rd_group_label(keys[k], v, e2, sizeof(e2));
-					snprintf(l, sizeof(l), "group=\"%s\"", e2);
-				}
-				g = rd_agg_get(&a, &n, &cap, l);
-				if (g)
-					rd_agg_add(g, &snap->f[i]);
-			}
-		}
-		if (w == 2 && !n)
-			break;
-		fprintf(f, "# HELP rocecc_%s_flows Flows in the table, by %s.\n"
-			   "# TYPE rocecc_%s_flows gauge\n", what[w], what[w], what[w]);
-		for (i = 0; i < n; i++)
-			fprintf(f, "rocecc_%s_flows{%s} %" PRIu64 "\n", what[w],
-				a[i].labels, a[i].flows);
-		fprintf(f, "# HELP rocecc_%s_tx_bytes_total RoCE bytes sent by the flows in the table, by %s.\n"
-			   "# TYPE rocecc_%s_tx_bytes_total counter\n", what[w], what[w], what[w]);
-		for (i = 0; i < n; i++)
-			fprintf(f, "rocecc_%s_tx_bytes_total{%s} %" PRIu64 "\n",
-				what[w], a[i].labels, a[i].tx_bytes);
-		fprintf(f, "# HELP rocecc_%s_rx_bytes_total RoCE bytes received by the flows in the table, by %s.\n"
-			   "# TYPE rocecc_%s_rx_bytes_total counter\n", what[w], what[w], what[w]);
-		for (i = 0; i < n; i++)
-			fprintf(f, "rocecc_%s_rx_bytes_total{%s} %" PRIu64 "\n",
-				what[w], a[i].labels, a[i].rx_bytes);
-		fprintf(f, "# HELP rocecc_%s_message_completion_seconds Message completion time of the flows in the table, by %s.\n"
-			   "# TYPE rocecc_%s_message_completion_seconds histogram\n",
-			what[w], what[w], what[w]);
-		for (i = 0; i < n; i++) {
-			char name[64];
-
-			snprintf(name, sizeof(name),
-				 "rocecc_%s_message_completion_seconds", what[w]);
-			rd_prom_hist(f, name, a[i].labels, a[i].mct.bucket,
-				     a[i].mct.sum_ns, rd->conf.per_octave);
-		}
-	}
-	free(a);
-}
-
-/* rocecc.ko's per-device counters, for the devices attached to it. */
-struct rd_mod_ctx {
-	FILE *f;
-	char *lines[__ROCECC_STAT_MAX];	/* per stat, the series so far */
-	size_t len[__ROCECC_STAT_MAX];
-	FILE *mf[__ROCECC_STAT_MAX];
-	unsigned int ndev;
-};
-
-static int rd_mod_stat_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct rd_mod_ctx *c = data;
-	struct nlattr *a, *s;
-	const char *name = NULL;
-	char esc[2 * IF_NAMESIZE];
-
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(a) == ROCECC_A_DEV_NAME)
-			name = mnl_attr_get_str(a);
-	}
-	if (!name)
-		return MNL_CB_OK;
-	rd_prom_escape(name, esc, sizeof(esc));
-	c->ndev++;
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(a) != ROCECC_A_STATS)
-			continue;
-		mnl_attr_for_each_nested(s, a) {
-			uint16_t t = mnl_attr_get_type(s);
-
-			if (t >= __ROCECC_STAT_MAX || !cli_stat_name(t) ||
-			    mnl_attr_get_payload_len(s) != 8 || !c->mf[t])
-				continue;
-			fprintf(c->mf[t], "{netdev=\"%s\"} %" PRIu64 "\n",
-				esc, mnl_attr_get_u64(s));
-		}
-	}
-	return MNL_CB_OK;
-}
-
-static void rd_mod_metrics(struct rd *rd, FILE *f)
-{
-	struct rd_mod_ctx c = { .f = f };
-	struct nlmsghdr *nlh;
-	unsigned int t;
-	size_t i;
-	int err;
-
-	fprintf(f, "# HELP rocecc_module_attached 1 if rocecc.ko is attached to the netdev and this daemon attached it, 2 if it found it attached (adopted), 0 if not.\n"
-		   "# TYPE rocecc_module_attached gauge\n");
-	for (i = 0; i < rd->nnds; i++) {
-		const struct rd_netdev *nd = &rd->nds[i];
-
-		char esc[2 * IF_NAMESIZE];
-
-		rd_prom_escape(nd->name, esc, sizeof(esc));
-		fprintf(f, "rocecc_module_attached{netdev=\"%s\"} %d\n", esc,
-			nd->mod_attached ? 1 : nd->mod_gen ? 2 : 0);
-	}
-	fprintf(f, "# HELP rocecc_module_errors_total Failed requests to rocecc.ko (attach, detach, configure, read).\n"
-		   "# TYPE rocecc_module_errors_total counter\n"
-		   "rocecc_module_errors_total %" PRIu64 "\n", rd->mod_errors);
-	if (!rd->mod_open)
-		return;
-	for (t = 0; t < __ROCECC_STAT_MAX; t++)
-		if (cli_stat_name(t))
-			c.mf[t] = open_memstream(&c.lines[t], &c.len[t]);
-	nlh = rnl_msg(&rd->mod, ROCECC_CMD_DEV_GET, NLM_F_DUMP);
-	err = rnl_talk(&rd->mod, nlh, rd_mod_stat_cb, &c);
-	for (t = 0; t < __ROCECC_STAT_MAX; t++) {
-		const char *name = cli_stat_name(t);
-		bool gauge = t == ROCECC_STAT_FLOWS;
-		char *line, *save = NULL;
-
-		if (!c.mf[t])
-			continue;
-		fclose(c.mf[t]);
-		if (!err && c.ndev) {
-			fprintf(f, "# HELP rocecc_module_%s%s rocecc.ko counter %s of the netdev (rocecc dev show -s).\n"
-				   "# TYPE rocecc_module_%s%s %s\n",
-				name, gauge ? "" : "_total", name, name,
-				gauge ? "" : "_total", gauge ? "gauge" : "counter");
-			for (line = strtok_r(c.lines[t], "\n", &save); line;
-			     line = strtok_r(NULL, "\n", &save))
-				fprintf(f, "rocecc_module_%s%s%s\n", name,
-					gauge ? "" : "_total", line);
-		}
-		free(c.lines[t]);
-	}
-	if (err) {
-		rd_log(LOG_WARN_, "rocecc.ko: reading counters: %s",
-		       rd_mod_why(rd, err));
-		rd_mod_lost(rd);
-	}
-}
-
-static void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
-{
-	struct prom_ctx c = { .f = f };
-	struct flowmon_stats st;
-	unsigned int i, nflows, nqps = 0;
-	size_t j;
-
-	for (i = 0; i < sizeof(rd_counters) / sizeof(rd_counters[0]); i++) {
-		fprintf(f, "# HELP rocecc_flow_%s_total %s.\n",
-			rd_counters[i].name, rd_counters[i].help);
-		fprintf(f, "# TYPE rocecc_flow_%s_total counter\n",
-			rd_counters[i].name);
-		c.pass = i;
-		rd_snap_each(rd, snap, prom_flow, &c);
-	}
-	c.pass = ~0u;
-	fprintf(f, "# HELP rocecc_flow_message_completion_seconds Message completion time on the wire: first packet sent to the ACK that completes the message.\n"
-		   "# TYPE rocecc_flow_message_completion_seconds histogram\n");
-	c.rtt = false;
-	rd_snap_each(rd, snap, prom_flow, &c);
-	fprintf(f, "# HELP rocecc_flow_rtt_seconds Request with AckReq to the response carrying its PSN.\n"
-		   "# TYPE rocecc_flow_rtt_seconds histogram\n");
-	c.rtt = true;
-	nflows = rd_snap_each(rd, snap, prom_flow, &c);
-
-	if (!rd_stats(rd, &st)) {
-		rd_prom_stat(f, "tx_unknown_packets", "Egress RoCE packets of no flow.", st.tx_unknown_pkts);
-		rd_prom_stat(f, "tx_unknown_bytes", "Egress RoCE bytes of no flow.", st.tx_unknown_bytes);
-		rd_prom_stat(f, "rx_unknown_packets", "Ingress RoCE packets for a QP not (yet) known.", st.rx_unknown_pkts);
-		rd_prom_stat(f, "rx_unknown_bytes", "Ingress RoCE bytes for a QP not (yet) known.", st.rx_unknown_bytes);
-		rd_prom_stat(f, "tx_malformed_packets", "Egress packets to port 4791, truncated or malformed.", st.tx_malformed);
-		rd_prom_stat(f, "rx_malformed_packets", "Ingress packets to port 4791, truncated or malformed.", st.rx_malformed);
-		rd_prom_stat(f, "flow_table_full", "New flows not created: table full.", st.flow_full);
-		rd_prom_stat(f, "flows_replaced", "Flows restarted: their remote QP now pairs with another local QP.", st.flow_replaced);
-	}
-	for (j = 0; j < rd->nqps; j++)
-		nqps += !rd->qps[j].gone;
-	fprintf(f, "# HELP rocecc_flows Flows in the flow table.\n"
-		   "# TYPE rocecc_flows gauge\nrocecc_flows %u\n", nflows);
-	fprintf(f, "# HELP rocecc_qps RC/UC QPs in RTR or later on RoCE ports.\n"
-		   "# TYPE rocecc_qps gauge\nrocecc_qps %u\n", nqps);
-	fprintf(f, "# HELP rocecc_netdevs RoCE netdevs with flowmon attached.\n"
-		   "# TYPE rocecc_netdevs gauge\nrocecc_netdevs %zu\n", rd->nnds);
-	fprintf(f, "# HELP rocecc_netdev_info A RoCE netdev with flowmon attached, and its RDMA device.\n"
-		   "# TYPE rocecc_netdev_info gauge\n");
-	for (j = 0; j < rd->nnds; j++)
-		fprintf(f, "rocecc_netdev_info{dev=\"%s\",netdev=\"%s\",ifindex=\"%" PRIu32 "\"} 1\n",
-			rd->nds[j].dev, rd->nds[j].name, rd->nds[j].ifindex);
-	rd_prom_groups(rd, snap, f);
-	rd_prom_aggregates(rd, snap, f);
-	rd_mod_metrics(rd, f);
-	fprintf(f, "# HELP rocecc_stragglers Flows flagged as stragglers now.\n"
-		   "# TYPE rocecc_stragglers gauge\nrocecc_stragglers %u\n",
-		rd->nstragglers);
-	fprintf(f, "# HELP rocecc_stragglers_flagged_total Times a flow was flagged as a straggler.\n"
-		   "# TYPE rocecc_stragglers_flagged_total counter\n"
-		   "rocecc_stragglers_flagged_total %" PRIu64 "\n", rd->straggler_flagged);
-	fprintf(f, "# HELP rocecc_config_reloads_total Configuration reloads (SIGHUP) applied.\n"
-		   "# TYPE rocecc_config_reloads_total counter\n"
-		   "rocecc_config_reloads_total %" PRIu64 "\n", rd->reloads);
-	fprintf(f, "# HELP rocecc_config_reload_errors_total Configuration reloads refused (bad file); the previous configuration stays.\n"
-		   "# TYPE rocecc_config_reload_errors_total counter\n"
-		   "rocecc_config_reload_errors_total %" PRIu64 "\n", rd->reload_errors);
-	fprintf(f, "# HELP rocecc_discovery_polls_total RDMA netlink discovery rounds.\n"
-		   "# TYPE rocecc_discovery_polls_total counter\n"
-		   "rocecc_discovery_polls_total %" PRIu64 "\n", rd->polls);
-	fprintf(f, "# HELP rocecc_discovery_errors_total Failed RDMA netlink requests or attachments.\n"
-		   "# TYPE rocecc_discovery_errors_total counter\n"
-		   "rocecc_discovery_errors_total %" PRIu64 "\n", rd->poll_errors);
-}
-
 /* ---- /flows and /flows.json ------------------------------------------- */
 
 static const uint32_t rd_ppm[] = { 500000, 990000, 999000 };
@@ -1949,7 +896,7 @@ static void json_flow(struct rd *rd, const struct rd_flow_view *v,
 	json_object_object_add(o, "message_completion", rd_json_hist(&f->mct));
 	json_object_object_add(o, "rtt", rd_json_hist(&f->rtt));
 	cnt = json_object_new_object();
-	for (i = 0; i < sizeof(rd_counters) / sizeof(rd_counters[0]); i++) {
+	for (i = 0; i < rd_ncounters; i++) {
 		uint64_t val;
 
 		memcpy(&val, (const char *)f + rd_counters[i].off, sizeof(val));

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * roceccd: the TC side, over rtnetlink and libbpf. flowmon_ingress and
+ * flowmon_egress onto the clsact hooks of a RoCE netdev and off again
+ * (with the clsact qdisc, if we made it and nothing else is left in it),
+ * and the root qdisc: its kind, and the fq that rocecc.ko paces with.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <libmnl/libmnl.h>
+#include <linux/pkt_sched.h>
+#include <linux/rtnetlink.h>
+#include <bpf/libbpf.h>
+
+#include "flowmon.skel.h"
+
+#include "roceccd.h"
+
+/* Our filters' priority and handle on both clsact hooks */
+#define RD_TC_PRIO	0xc0c
+#define RD_TC_HANDLE	1
+
+/* ---- TC attachment ---------------------------------------------------- */
+
+/*
+ * Send @nlh on a fresh rtnetlink socket and run the replies through @cb
+ * (may be NULL) until the ACK or the end of a dump. 0 or -errno.
+ */
+static int rd_rtnl(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
+{
+	char buf[16384];
+	struct mnl_socket *sk;
+	unsigned int seq = (unsigned int)time(NULL), portid;
+	ssize_t len;
+	int ret, err = 0;
+
+	sk = mnl_socket_open(NETLINK_ROUTE);
+	if (!sk)
+		return -errno;
+	if (mnl_socket_bind(sk, 0, MNL_SOCKET_AUTOPID) < 0) {
+		err = -errno;
+		goto out;
+	}
+	portid = mnl_socket_get_portid(sk);
+	nlh->nlmsg_seq = seq;
+	if (mnl_socket_sendto(sk, nlh, nlh->nlmsg_len) < 0) {
+		err = -errno;
+		goto out;
+	}
+	for (;;) {
+		len = mnl_socket_recvfrom(sk, buf, sizeof(buf));
+		if (len < 0) {
+			err = -errno;
+			break;
+		}
+		ret = mnl_cb_run(buf, len, seq, portid, cb, data);
+		if (ret < 0) {
+			err = -errno;
+			break;
+		}
+		if (ret == MNL_CB_STOP)
+			break;
+	}
+out:
+	mnl_socket_close(sk);
+	return err;
+}
+
+static struct tcmsg *rd_tc_msg(char *buf, uint16_t type, uint16_t flags,
+			       uint32_t ifindex, uint32_t parent)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct tcmsg *tcm;
+
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
+	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
+	tcm->tcm_family = AF_UNSPEC;
+	tcm->tcm_ifindex = (int)ifindex;
+	tcm->tcm_parent = parent;
+	return tcm;
+}
+
+struct filter_count {
+	unsigned int n;
+};
+
+static int filter_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct filter_count *c = data;
+
+	if (nlh->nlmsg_type == RTM_NEWTFILTER)
+		c->n++;
+	return MNL_CB_OK;
+}
+
+/* The number of filters on hook @parent of @ifindex, or -errno. */
+static int rd_count_filters(uint32_t ifindex, uint32_t parent)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct filter_count c = { 0 };
+	int err;
+
+	rd_tc_msg(buf, RTM_GETTFILTER, NLM_F_DUMP, ifindex, parent);
+	err = rd_rtnl((struct nlmsghdr *)buf, filter_cb, &c);
+	return err ? err : (int)c.n;
+}
+
+struct root_kind {
+	uint32_t ifindex;
+	char kind[32];
+};
+
+static int root_kind_cb(const struct nlmsghdr *nlh, void *data)
+{
+	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
+	struct root_kind *r = data;
+	struct nlattr *a;
+
+	if (nlh->nlmsg_type != RTM_NEWQDISC ||
+	    (uint32_t)tcm->tcm_ifindex != r->ifindex ||
+	    tcm->tcm_parent != TC_H_ROOT)
+		return MNL_CB_OK;
+	mnl_attr_for_each(a, nlh, sizeof(*tcm))
+		if (mnl_attr_get_type(a) == TCA_KIND &&
+		    !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
+			snprintf(r->kind, sizeof(r->kind), "%s",
+				 mnl_attr_get_str(a));
+	return MNL_CB_OK;
+}
+
+/* The kind of @ifindex's root qdisc ("noqueue", "fq", ...) into @kind. */
+int rd_root_kind(uint32_t ifindex, char *kind, size_t n)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct root_kind r = { .ifindex = ifindex };
+	int err;
+
+	rd_tc_msg(buf, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0);
+	err = rd_rtnl((struct nlmsghdr *)buf, root_kind_cb, &r);
+	snprintf(kind, n, "%s", r.kind[0] ? r.kind : "?");
+	return err;
+}
+
+/* Root qdisc of @ifindex: fq flow_limit 1000 (@add), or the default back. */
+int rd_root_fq(uint32_t ifindex, bool add)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct nlattr *opt;
+
+	rd_tc_msg(buf, add ? RTM_NEWQDISC : RTM_DELQDISC,
+		  NLM_F_ACK | (add ? NLM_F_CREATE | NLM_F_REPLACE : 0),
+		  ifindex, TC_H_ROOT);
+	if (add) {
+		mnl_attr_put_strz(nlh, TCA_KIND, "fq");
+		opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+		mnl_attr_put_u32(nlh, TCA_FQ_FLOW_PLIMIT, 1000);
+		mnl_attr_nest_end(nlh, opt);
+	}
+	return rd_rtnl(nlh, NULL, NULL);
+}
+
+int rd_attach(struct rd *rd, struct rd_netdev *nd)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)nd->ifindex,
+			    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RD_TC_HANDLE,
+			    .priority = RD_TC_PRIO, .flags = BPF_TC_F_REPLACE);
+	int err;
+
+	err = bpf_tc_hook_create(&hook);
+	if (err && err != -EEXIST) {
+		rd_log(LOG_ERR_, "%s: cannot create the clsact qdisc: %s",
+		       nd->name, strerror(-err));
+		return err;
+	}
+	nd->created_qdisc = !err;
+
+	hook.attach_point = BPF_TC_INGRESS;
+	opts.prog_fd = bpf_program__fd(rd->skel->progs.flowmon_ingress);
+	err = bpf_tc_attach(&hook, &opts);
+	if (!err) {
+		hook.attach_point = BPF_TC_EGRESS;
+		opts.prog_fd = bpf_program__fd(rd->skel->progs.flowmon_egress);
+		opts.prog_id = 0;
+		err = bpf_tc_attach(&hook, &opts);
+	}
+	if (err) {
+		rd_log(LOG_ERR_, "%s: cannot attach the flowmon programs: %s",
+		       nd->name, strerror(-err));
+		return err;
+	}
+	rd_log(LOG_INFO_, "%s (%s): flowmon attached%s", nd->name, nd->dev,
+	       nd->created_qdisc ? ", clsact created" : "");
+	return 0;
+}
+
+/* Detach our filters; remove the clsact qdisc if we made it and it is empty. */
+void rd_detach(struct rd_netdev *nd)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)nd->ifindex);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RD_TC_HANDLE,
+			    .priority = RD_TC_PRIO);
+	int in, eg, err;
+
+	hook.attach_point = BPF_TC_INGRESS;
+	err = bpf_tc_detach(&hook, &opts);
+	if (err && err != -ENOENT && err != -ENODEV && err != -EINVAL)
+		rd_log(LOG_WARN_, "%s: detaching from ingress: %s", nd->name,
+		       strerror(-err));
+	hook.attach_point = BPF_TC_EGRESS;
+	err = bpf_tc_detach(&hook, &opts);
+	if (err && err != -ENOENT && err != -ENODEV && err != -EINVAL)
+		rd_log(LOG_WARN_, "%s: detaching from egress: %s", nd->name,
+		       strerror(-err));
+	if (nd->created_qdisc) {
+		in = rd_count_filters(nd->ifindex,
+				      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS));
+		eg = rd_count_filters(nd->ifindex,
+				      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS));
+		if (in == 0 && eg == 0) {
+			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
+			bpf_tc_hook_destroy(&hook);
+			rd_log(LOG_INFO_, "%s: flowmon detached, clsact removed",
+			       nd->name);
+			return;
+		}
+		if (in > 0 || eg > 0)
+			rd_log(LOG_INFO_, "%s: clsact kept: it holds other filters",
+			       nd->name);
+	}
+	rd_log(LOG_INFO_, "%s: flowmon detached", nd->name);
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * roceccd's state, and what its files share: roceccd.c (discovery, the
+ * flow table's snapshots, groups and stragglers, HTTP, configuration,
+ * main), rd_tc.c (TC attachment, root qdisc), rd_module.c (rocecc.ko) and
+ * rd_prom.c (/metrics).
+ */
+#ifndef _ROCECC_ROCECCD_H
+#define _ROCECC_ROCECCD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include <net/if.h>
+
+#include "../bpf/flowmon.h"
+#include "cli_nl.h"
+#include "rankmap.h"
+#include "rdconf.h"
+#include "rdma_nl.h"
+#include "straggler.h"
+
+struct flowmon;		/* flowmon.skel.h */
+struct MHD_Daemon;
+
+enum { LOG_ERR_, LOG_WARN_, LOG_INFO_, LOG_DEBUG_ };
+
+struct rd_qp {
+	uint32_t ifindex, lqpn, rqpn, pid;
+	uint8_t state;
+	char comm[64];
+	char dev[RDMA_NL_NAME_MAX];
+	char netdev[IF_NAMESIZE];
+	bool seen;		/* in this round's dump */
+	bool gone;		/* vanished; flows deleted at gone_ms + linger */
+	uint64_t gone_ms;
+};
+
+struct rd_netdev {
+	uint32_t ifindex;
+	char name[IF_NAMESIZE];
+	char dev[RDMA_NL_NAME_MAX];
+	bool created_qdisc;	/* we made its clsact */
+	bool seen;
+	bool mod_attached;	/* we attached rocecc.ko to it */
+	bool created_fq;	/* we made fq its root qdisc, for rocecc.ko */
+	unsigned int mod_gen;	/* rd.conf_gen its module parameters follow */
+	unsigned int mod_err_gen;	/* rd.conf_gen of the last error logged */
+	int rank_host;		/* this host in the rank map, or -1 */
+};
+
+/*
+ * What the daemon keeps of one flow between polls (sorted by key): the
+ * window baselines of its message completion histogram and the straggler
+ * verdict.
+ */
+struct rd_fstate {
+	struct flowmon_key key;
+	struct strag_win win;
+	uint64_t win_samples;	/* in the window */
+	uint64_t win_p99_ns;	/* 0 if the window is empty */
+	bool straggler;
+	uint64_t sgroup;	/* the group it straggles in */
+	uint64_t smedian_ns;	/* that group's median p99 */
+	unsigned int sflows;	/* eligible flows in that group */
+	double ratio;
+	char groups[128];	/* "dp0,pp1", "" if none */
+	bool seen;
+};
+
+/* An event, for /events.json and the log */
+struct rd_event {
+	uint64_t seq;
+	struct timespec when;	/* CLOCK_REALTIME */
+	char type[24];
+	char text[320];		/* JSON object members, already encoded */
+};
+
+#define RD_EVENTS	256	/* power of two */
+
+struct rd {
+	struct rd_conf conf;	/* effective: file, then command line */
+	unsigned int conf_gen;	/* bumped on every (re)load */
+	const char *conf_path;	/* NULL: none */
+	bool conf_explicit;	/* -c given: the file must exist */
+	int argc;		/* the command line, re-applied on reload */
+	char **argv;
+	struct rankmap rmap;
+	bool have_rmap;
+	bool foreground;
+
+	struct flowmon *skel;
+	struct rdma_nl nl;
+	struct MHD_Daemon *httpd;
+	int listen_fd;
+	const char *pidfile;
+	char pinned[256];	/* the pin directory in use, "" if none */
+	struct rnl mod;		/* rocecc.ko's genetlink family */
+	bool mod_open;
+	bool mod_absent_logged;
+	uint64_t start_ms;
+	pthread_mutex_t lock;	/* everything below */
+	struct rd_qp *qps;
+	size_t nqps, capqps;
+	struct rd_netdev *nds;
+	size_t nnds, capnds;
+	struct rd_fstate *fs;	/* sorted by key */
+	size_t nfs, capfs;
+	unsigned int nstragglers;
+	struct rd_event ev[RD_EVENTS];
+	uint64_t ev_seq;	/* seq of the newest event; 0: none yet */
+	uint64_t polls, poll_errors;
+	uint64_t reloads, reload_errors;
+	uint64_t straggler_flagged;
+	uint64_t mod_errors;
+};
+
+struct rd_flow_view {
+	struct flowmon_key key;
+	char name[256];
+	char comm[64];
+	char peer[64];
+	char dev[RDMA_NL_NAME_MAX];
+	char netdev[IF_NAMESIZE];
+	uint32_t pid;
+	uint32_t lqpn;
+};
+
+typedef void (*rd_flow_fn)(struct rd *rd, const struct rd_flow_view *v,
+			   const struct flowmon_flow *f, void *arg);
+
+/* A consistent copy of every flow (BPF_F_LOCK), named; under rd->lock. */
+struct rd_snap {
+	struct rd_flow_view *v;
+	struct flowmon_flow *f;
+	size_t n;
+};
+
+/*
+ * Group keys: the kind in the top byte, then what names the group.
+ * Labels: rank-map groups "tp3", "dp0", ...; a process "comm[pid]"; a peer
+ * "peer 10.0.0.2"; "host" for every flow of this host.
+ */
+#define RD_GK_RANK	(1ULL << 56)
+#define RD_GK_PROCESS	(2ULL << 56)
+#define RD_GK_PEER	(3ULL << 56)
+#define RD_GK_HOST	(4ULL << 56)
+#define RD_MAX_GROUPS	16
+
+/* The per-flow counters of struct flowmon_flow, as exported */
+struct rd_counter {
+	size_t off;
+	const char *name, *help;
+};
+
+/* roceccd.c */
+void rd_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *rd_jstr(const char *s, char *buf, size_t n);
+unsigned int rd_snap_each(struct rd *rd, const struct rd_snap *s,
+			  rd_flow_fn fn, void *arg);
+struct rd_fstate *rd_fstate_find(struct rd *rd, const struct flowmon_key *key);
+size_t rd_rank_groups(struct rd *rd, const struct rd_flow_view *v,
+		      uint64_t *keys, size_t max, char *labels, size_t lsize);
+void rd_group_label(uint64_t key, const struct rd_flow_view *v, char *buf,
+		    size_t n);
+
+/* rd_tc.c */
+int rd_root_kind(uint32_t ifindex, char *kind, size_t n);
+int rd_root_fq(uint32_t ifindex, bool add);
+int rd_attach(struct rd *rd, struct rd_netdev *nd);
+void rd_detach(struct rd_netdev *nd);
+
+/* rd_module.c */
+void rd_mod_sync(struct rd *rd, struct rd_netdev *nd);
+void rd_mod_release(struct rd *rd, struct rd_netdev *nd);
+void rd_mod_metrics(struct rd *rd, FILE *f);
+
+/* rd_prom.c */
+extern const struct rd_counter rd_counters[];
+extern const unsigned int rd_ncounters;
+void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f);
+
+#endif
