@@ -5,6 +5,7 @@
  * the aggregates per process, peer and group, rocecc.ko's counters
  * (rd_module.c) and the daemon's.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stddef.h>
@@ -216,7 +217,7 @@ static void rd_agg_add(struct rd_agg *g, const struct flowmon_flow *f)
 }
 
 /*
- * Per process (job), per peer host and per rank-map group: the flows'
+ * Per process (job), per peer host, per netdev and per rank-map group: the flows'
  * message completion histograms and byte counters summed. They cover the
  * flows in the table now, so they drop when a flow is forgotten (--linger
  * after its QP ended): Prometheus reads that as a counter reset.
@@ -224,11 +225,11 @@ static void rd_agg_add(struct rd_agg *g, const struct flowmon_flow *f)
 static void rd_prom_aggregates(struct rd *rd, const struct rd_snap *snap,
 			       FILE *f)
 {
-	static const char *const what[] = { "process", "peer", "group" };
+	static const char *const what[] = { "process", "peer", "netdev", "group" };
 	struct rd_agg *a = NULL;
 	size_t n, cap, i, k, w;
 
-	for (w = 0; w < 3; w++) {
+	for (w = 0; w < 4; w++) {
 		n = cap = 0;
 		for (i = 0; i < snap->n; i++) {
 			const struct rd_flow_view *v = &snap->v[i];
@@ -237,7 +238,7 @@ static void rd_prom_aggregates(struct rd *rd, const struct rd_snap *snap,
 			size_t ng = 1;
 			struct rd_agg *g;
 
-			if (w == 2)
+			if (w == 3)
 				ng = rd_rank_groups(rd, v, keys, RD_MAX_GROUPS,
 						    NULL, 0);
 			for (k = 0; k < ng; k++) {
@@ -248,6 +249,11 @@ static void rd_prom_aggregates(struct rd *rd, const struct rd_snap *snap,
 				} else if (w == 1) {
 					rd_prom_escape(v->peer, e1, sizeof(e1));
 					snprintf(l, sizeof(l), "peer=\"%s\"", e1);
+				} else if (w == 2) {
+					rd_prom_escape(v->netdev, e1, sizeof(e1));
+					rd_prom_escape(v->dev, e2, sizeof(e2));
+					snprintf(l, sizeof(l), "netdev=\"%s\",dev=\"%s\"",
+						 e1, e2);
 				} else {
 					rd_group_label(keys[k], v, e2, sizeof(e2));
 					snprintf(l, sizeof(l), "group=\"%s\"", e2);
@@ -257,7 +263,7 @@ static void rd_prom_aggregates(struct rd *rd, const struct rd_snap *snap,
 					rd_agg_add(g, &snap->f[i]);
 			}
 		}
-		if (w == 2 && !n)
+		if (w == 3 && !n)
 			break;
 		fprintf(f, "# HELP rocecc_%s_flows Flows in the table, by %s.\n"
 			   "# TYPE rocecc_%s_flows gauge\n", what[w], what[w], what[w]);
@@ -287,6 +293,73 @@ static void rd_prom_aggregates(struct rd *rd, const struct rd_snap *snap,
 		}
 	}
 	free(a);
+}
+
+/*
+ * The RDMA devices' own counters (/sys/class/infiniband/DEV/ports/N/
+ * hw_counters: rxe's sent_pkts, rcvd_pkts, retry_exceeded_err,
+ * rcvd_seq_err, ...; mlx5's np_cnp_sent, rp_cnp_handled, ...), one series
+ * per counter, for the devices of the netdevs flowmon is attached to.
+ */
+static void rd_prom_hw(struct rd *rd, FILE *f)
+{
+	bool header = false;
+	size_t i, j;
+
+	for (i = 0; i < rd->nnds; i++) {
+		const char *dev = rd->nds[i].dev;
+		char path[512], edev[2 * RDMA_NL_NAME_MAX];
+		struct dirent *pe, *ce;
+		DIR *pd, *cd;
+
+		for (j = 0; j < i; j++)
+			if (!strcmp(rd->nds[j].dev, dev))
+				break;
+		if (j < i)
+			continue;	/* one device, several netdevs */
+		snprintf(path, sizeof(path), "/sys/class/infiniband/%s/ports", dev);
+		pd = opendir(path);
+		if (!pd)
+			continue;
+		rd_prom_escape(dev, edev, sizeof(edev));
+		while ((pe = readdir(pd))) {
+			if (pe->d_name[0] == '.')
+				continue;
+			snprintf(path, sizeof(path),
+				 "/sys/class/infiniband/%s/ports/%s/hw_counters",
+				 dev, pe->d_name);
+			cd = opendir(path);
+			if (!cd)
+				continue;
+			while ((ce = readdir(cd))) {
+				char file[1024], ename[128], line[64];
+				unsigned long long v;
+				FILE *cf;
+
+				if (ce->d_name[0] == '.' ||
+				    !strcmp(ce->d_name, "lifespan"))
+					continue;
+				snprintf(file, sizeof(file), "%s/%s", path, ce->d_name);
+				cf = fopen(file, "re");
+				if (!cf)
+					continue;
+				if (fgets(line, sizeof(line), cf) &&
+				    sscanf(line, "%llu", &v) == 1) {
+					if (!header) {
+						fprintf(f, "# HELP rocecc_rdma_hw_stat_total An RDMA device port's hw_counters entry (sysfs), by name.\n"
+							   "# TYPE rocecc_rdma_hw_stat_total counter\n");
+						header = true;
+					}
+					rd_prom_escape(ce->d_name, ename, sizeof(ename));
+					fprintf(f, "rocecc_rdma_hw_stat_total{dev=\"%s\",port=\"%s\",name=\"%s\"} %llu\n",
+						edev, pe->d_name, ename, v);
+				}
+				fclose(cf);
+			}
+			closedir(cd);
+		}
+		closedir(pd);
+	}
 }
 
 void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
@@ -339,6 +412,7 @@ void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 			rd->nds[j].dev, rd->nds[j].name, rd->nds[j].ifindex);
 	rd_prom_groups(rd, snap, f);
 	rd_prom_aggregates(rd, snap, f);
+	rd_prom_hw(rd, f);
 	rd_mod_metrics(rd, f);
 	fprintf(f, "# HELP rocecc_stragglers Flows flagged as stragglers now.\n"
 		   "# TYPE rocecc_stragglers gauge\nrocecc_stragglers %u\n",

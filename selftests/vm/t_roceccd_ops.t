@@ -160,6 +160,14 @@ kill -0 "$RD_PID"
 tap_ok $? "veth3 deleted: the daemon runs on"
 rd_get metrics >"$work/m3"
 tap_is "$(rd_metric "$work/m3" rocecc_netdevs)" 2 "rocecc_netdevs 2"
+v=$(rd_metric "$work/m3" rocecc_rdma_hw_stat_total 'dev="rxe1",port="1",name="sent_pkts"')
+tap_ok $(( ! ( v > 0 ) )) "metric: rxe1's hw_counters (sent_pkts $v)"
+v=$(rd_metric "$work/m3" rocecc_netdev_tx_bytes_total 'netdev="veth1"')
+tap_ok $(( ! ( v > 0 ) )) "metric: per-netdev RoCE bytes (veth1 tx $v)"
+if command -v promtool >/dev/null; then
+	out=$(promtool check metrics <"$work/m3" 2>&1)
+	tap_ok $? "promtool check metrics (module, hw and netdev series)" || tap_diag "$out"
+fi
 rd_get events.json >"$work/ev.json"
 jq -e '.events | map(select(.type == "netdev_gone" and .netdev == "veth3")) | length == 1' "$work/ev.json" >/dev/null
 tap_ok $? "/events.json: netdev_gone veth3" || tap_diag "$(cat "$work/ev.json")"
