@@ -18,6 +18,8 @@ PKGS=(
 	libcurl4-openssl-dev libsystemd-dev
 	# tests
 	perl jq python3 python3-scapy util-linux
+	# make demo's plots
+	gnuplot-nox
 	# roceccd's /metrics in the VM test: fetched with curl, checked with
 	# promtool (Debian ships it in prometheus)
 	curl prometheus

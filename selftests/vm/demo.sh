@@ -9,7 +9,16 @@
 # every host with the mlx5 and with the paper profile, scaled to the
 # testbed (rates / D, time constants x D; selftests/vm/README, "Rate
 # scaling"). Measured by rocegen, the switch's counters and the module's.
+# roceccd watches every run (message completion on the wire, per-flow
+# bytes and CNPs): lib/incast.sh samples its /flows.json every 250 ms.
 # Prints one side-by-side table.
+#
+#   demo.sh [STAMP]
+#
+# Everything measured goes to $ROCECC_VM_OUT_DIR/STAMP/ (scripts/vm's
+# output share, which the host sees; STAMP defaults to the UTC time), one
+# directory per run; scripts/demo plots it on the host (scripts/demo_plot.py).
+# Outside scripts/vm (no ROCECC_VM_OUT_DIR) it goes to a new /tmp/demo.XXXXXX.
 #
 # Knobs: ROCECC_DEMO_SENDERS (3), ROCECC_DEMO_SECS (8, the runs without
 # rocecc), ROCECC_DEMO_TIME_SECS (20, the runs with it).
@@ -19,12 +28,28 @@ lib=$top/selftests/vm/lib
 . "$lib/topo.sh"
 . "$lib/dp.sh"
 . "$lib/incast.sh"
+. "$lib/rd.sh"
 
 n=${ROCECC_DEMO_SENDERS:-3}
 secs=${ROCECC_DEMO_SECS:-8}
 tsecs=${ROCECC_DEMO_TIME_SECS:-20}
-INCAST_DIR=$(mktemp -d /tmp/demo.XXXXXX)
-trap 'incast_teardown >/dev/null 2>&1; rm -rf "$INCAST_DIR"' EXIT
+if [ -n "${ROCECC_VM_OUT_DIR:-}" ]; then
+	INCAST_DIR=$ROCECC_VM_OUT_DIR/${1:-$(date -u +%Y%m%dT%H%M%SZ)}
+	mkdir -p "$INCAST_DIR" || exit 1
+else
+	INCAST_DIR=$(mktemp -d /tmp/demo.XXXXXX)
+fi
+RD_PORT=9468
+# shellcheck disable=SC2034 # lib/incast.sh samples it during each run
+INCAST_ROCECCD=http://127.0.0.1:$RD_PORT
+cleanup() {
+	if [ -n "$RD_PID" ]; then
+		kill -TERM "$RD_PID" 2>/dev/null
+		wait "$RD_PID" 2>/dev/null
+	fi
+	incast_teardown >/dev/null 2>&1
+}
+trap cleanup EXIT
 
 t_start=$EPOCHREALTIME
 phase() { printf '[demo %5.1fs] %s\n' "$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')" "$*"; }
@@ -32,6 +57,16 @@ phase() { printf '[demo %5.1fs] %s\n' "$(awk -v a="$t_start" -v b="$EPOCHREALTIM
 phase "building $((n + 1)) soft-RoCE hosts and a switch; bottleneck toward host $((n + 1)): 20 Mbit/s, RED ECN Kmin 20 KB, Kmax 80 KB, Pmax 0.1"
 modprobe -a ib_core rdma_rxe || exit 1
 incast_setup "$n" 20 20000 80000 0.1 || exit 1
+phase "starting roceccd (per-flow telemetry; sampled every 250 ms during each run)"
+"$RD_BIN" -f -p "$RD_PORT" -i 250ms --pin-dir none --buckets-per-octave 16 \
+	--linger 600 2>"$INCAST_DIR/roceccd.log" &
+RD_PID=$!
+for ((i = 0; i < 150; i++)); do
+	rd_get flows.json >/dev/null 2>&1 && break
+	kill -0 "$RD_PID" 2>/dev/null || { cat "$INCAST_DIR/roceccd.log" >&2; exit 1; }
+	_topo_sleep 0.2
+done
+rd_get flows.json >/dev/null || { echo "roceccd does not answer" >&2; cat "$INCAST_DIR/roceccd.log" >&2; exit 1; }
 for m in plain ect mlx5-time paper-time; do
 	incast_mode "$m" || exit 1
 	case $m in
@@ -47,6 +82,7 @@ for m in plain ect mlx5-time paper-time; do
 	esac
 done
 phase "results"
-incast_report plain ect mlx5-time paper-time
+incast_report plain ect mlx5-time paper-time | tee "$INCAST_DIR/table.txt"
 echo
 sed 's/^/parameters: /' "$INCAST_DIR/params"
+[ -n "${ROCECC_VM_OUT_DIR:-}" ] || echo "data: $INCAST_DIR"

@@ -21,7 +21,11 @@
 #               the same, and the time constants multiplied by D as well
 #   incast_run TAG SECS [ROCEGEN ARGS...]
 #       one run; everything it measured goes to $INCAST_DIR/TAG/; the
-#       report's window starts INCAST_CONV (3) s after the last sender did
+#       report's window starts INCAST_CONV (3) s after the last sender did.
+#       With INCAST_ROCECCD=URL (a running roceccd, http://127.0.0.1:9468)
+#       also TAG/flows.ndjson (URL/flows.json every 250 ms, lib/rd_sample.py;
+#       its t_ms on the backlog file's clock) and, after the run, the final
+#       TAG/flows.json and TAG/metrics
 #   incast_report TAG... / incast_fig TAG KEY
 #       the side-by-side table / one figure (keys: lib/incast_report.py)
 #   incast_teardown
@@ -54,6 +58,7 @@ INCAST_N=0
 INCAST_RATE=0
 INCAST_MODE=
 INCAST_PORT=${INCAST_PORT:-19000}
+INCAST_ROCECCD=${INCAST_ROCECCD:-}
 
 # incast_scale PROFILE RATE [time [DEV]]: the "NAME VALUE" pairs that
 # scale PROFILE to a RATE Mbit/s bottleneck, after the profile itself is
@@ -122,13 +127,21 @@ incast_mode() {
 }
 
 incast_run() {
-	local tag=$1 secs=$2 d h tclass=0 pids=() st=0 srv
+	local tag=$1 secs=$2 d h tclass=0 pids=() st=0 srv smp=
 	shift 2
 	d=$INCAST_DIR/$tag
 	mkdir -p "$d" || return 1
 	[ "$INCAST_MODE" = ect ] && tclass=2
 	INCAST_PORT=$((INCAST_PORT + 1))
 	echo "$INCAST_MODE $INCAST_N $secs ${INCAST_CONV:-3}" >"$d/run"
+	if [ -n "$INCAST_ROCECCD" ]; then
+		# started first (python takes a while under TCG); it waits for
+		# the backlog sampler's t0 and takes its clock
+		rm -f "$d/backlog.t0" "$d/flows.ndjson"
+		"$DP_PY" "$DP_LIB/rd_sample.py" "$INCAST_ROCECCD/flows.json" \
+			"$d/flows.ndjson" "$d/backlog.t0" 0.25 2>"$d/sample.err" &
+		smp=$!
+	fi
 	timeout $((secs + 60)) "$DP_RG" --server --dev "rxe$((INCAST_N + 1))" \
 		--port "$INCAST_PORT" --sessions "$INCAST_N" -Q >/dev/null 2>"$d/srv.err" &
 	srv=$!
@@ -150,6 +163,13 @@ incast_run() {
 	done
 	for h in "${pids[@]}"; do wait "$h" || st=1; done
 	wait "$srv" || st=1
+	if [ -n "$smp" ]; then
+		_topo_sleep 0.5	# a last sample once the QPs are gone
+		kill "$smp" 2>/dev/null
+		wait "$smp" 2>/dev/null
+		curl -sf --max-time 10 "$INCAST_ROCECCD/flows.json" >"$d/flows.json" || st=1
+		curl -sf --max-time 10 "$INCAST_ROCECCD/metrics" >"$d/metrics" || st=1
+	fi
 	topo_backlog_stop
 	topo_counters >"$d/after" || return 1
 	if [ -d /sys/module/rocecc ]; then

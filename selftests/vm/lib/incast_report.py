@@ -10,7 +10,11 @@ queue backlog percentiles over the window (the sampler's instantaneous
 backlog, every ~20-60 ms), CE marks and drops at the bottleneck, rxe
 retransmissions (completer_retry_err of the senders) and duplicates at the
 receiver, completion errors, message completion p50/p99/p99.9 per sender,
-and the module's CNP counters when it was loaded.
+and the module's CNP counters when it was loaded. When roceccd watched the
+run (TAG/flows.json, INCAST_ROCECCD in lib/incast.sh) also its message
+completion p50/p99/p99.9 per sender: on the wire, first packet of a message
+to the ACK that completes it (rocegen's figures count from the post to the
+completion).
 
 Prints a table (one column per run) and writes "TAG key=value ..." lines
 to --figures for the tests to assert on.
@@ -46,6 +50,14 @@ def jain(x):
     return sum(x) ** 2 / (len(x) * s2) if s2 > 0 else 0.0
 
 
+def rd_flow(flows, netdev, lqpn, peer):
+    """roceccd's flow of a sender: on its netdev, rocegen's local QPN, to
+    the receiver (peer); None if the daemon did not see it."""
+    c = [f for f in flows if f.get("netdev") == netdev and f.get("lqpn") == lqpn]
+    p = [f for f in c if f.get("peer") == peer]
+    return (p or c or [None])[0]
+
+
 def run_figures(d, rate, conv):
     run = open(os.path.join(d, "run")).read().split()
     mode, n = run[0], int(run[1])
@@ -73,6 +85,16 @@ def run_figures(d, rate, conv):
             r[f"{p}_ms{h}"] = lat[p] / 1e3
         r[f"errors{h}"] = c["total"]["errors"]
         r[f"retry{h}"] = delta(f"rxe{h}.completer_retry_err")
+    fj = os.path.join(d, "flows.json")
+    if os.path.exists(fj):
+        flows = json.load(open(fj))
+        for h, c in enumerate(clients, 1):
+            f = c["qps"][0] if "qps" in c else c["flows"][0]
+            rf = rd_flow(flows, f"veth{h}", f.get("local_qpn"), f"10.0.0.{n + 1}")
+            m = rf["message_completion"] if rf else {}
+            r[f"rd_msgs{h}"] = m.get("samples") or 0
+            for p in ("p50", "p99", "p999"):
+                r[f"rd_{p}_ms{h}"] = (m.get(f"{p}_us") or 0) / 1e3
     r["window_s"] = max(0.0, w1 - w0)
     r["jain"] = jain(win)
     r["use"] = sum(r[f"mbit{h}"] for h in range(1, n + 1)) / rate
@@ -138,6 +160,13 @@ def main():
         rows.append((f"host{h} msg p50/p99/p99.9 ms",
                      lambda r, h=h: "/".join(f"{r[f'{p}_ms{h}']:.0f}"
                                              for p in ("p50", "p99", "p999"))))
+    if any("rd_msgs1" in r for r in runs.values()):
+        ms = lambda v: f"{v:.0f}" if v >= 10 else f"{v:.1f}"
+        for h in range(1, n + 1):
+            rows.append((f"host{h} roceccd msg p50/p99/p99.9 ms",
+                         lambda r, h=h: "-" if not r.get(f"rd_msgs{h}") else
+                         "/".join(ms(r[f"rd_{p}_ms{h}"])
+                                  for p in ("p50", "p99", "p999"))))
     rows += [
         ("window (s after last start)", lambda r: f"{r['conv_s']:g}..+{r['window_s']:.1f}"),
         ("Jain's fairness (window)", lambda r: f"{r['jain']:.3f}"),
