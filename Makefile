@@ -4,6 +4,7 @@
 #
 #   make               build everything: module, userspace, BPF, tests
 #   make demo          the main job: the incast demo in the VM testbed
+#   make bench         benchmarks: build/bench/results.json, summary.md
 #   make check         run every test suite (unit, BPF, VM); non-zero on failure
 #   make check-unit    host-side unit suites only (seconds, no VM, no root)
 #   make check-vm      the VM suite only (QEMU + soft-RoCE)
@@ -29,7 +30,7 @@ FUZZ_SECONDS	?= 60
 KSRC		:= $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) \
 		   $(wildcard include/rocecc/*.h) include/uapi/linux/rocecc.h
 
-SUBDIRS_USER	:= bpf daemon selftests/unit selftests/tools selftests/bpf selftests/fuzz
+SUBDIRS_USER	:= bpf daemon selftests/unit selftests/tools selftests/bpf selftests/fuzz bench
 SUBDIRS_USER	:= $(foreach d,$(SUBDIRS_USER),$(if $(wildcard $(d)/Makefile),$(d)))
 
 all: deps
@@ -81,6 +82,10 @@ check-style: deps checkpatch
 demo:
 	$(TOP)/scripts/demo
 
+# Benchmarks (not part of check): bench/README.md. BENCH_VM=0 skips the VM.
+bench: all
+	$(MAKE) -C bench bench
+
 fuzz: deps
 	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
@@ -128,4 +133,4 @@ clean: module-clean
 	rm -rf $(BUILD)
 
 .PHONY: all deps module module-clean check check-unit check-vm checkpatch \
-	check-style demo fuzz dkms-install dkms-remove install uninstall clean
+	check-style demo bench fuzz dkms-install dkms-remove install uninstall clean

@@ -16,6 +16,8 @@ PKGS=(
 	libibverbs-dev librdmacm-dev libmnl-dev libnl-3-dev libnl-genl-3-dev
 	libjson-c-dev libpcap-dev libinih-dev libmicrohttpd-dev
 	libcurl4-openssl-dev libsystemd-dev
+	# make bench: instruction counts of the hot path
+	valgrind
 	# tests
 	perl jq python3 python3-scapy util-linux
 	# make demo's plots

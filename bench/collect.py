@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: GPL-2.0
+"""Gather what `make bench` measured into one machine-readable file and one
+Markdown summary.
+
+  collect.py --out DIR [--sim JSON] [--hotpath TXT] [--bpf TXT] [--scale TXT]
+
+Inputs (each optional; a missing part is reported as missing, not invented):
+  --sim      the simulator's results.json (bench/dcqcn_sim --suite DIR; its
+             summary.md next to it goes into the summary)
+  --hotpath  "KIND INSTRUCTIONS" lines of bench/hotpath.sh
+  --bpf      the text report of selftests/bpf/bench_flowmon
+  --scale    "scale key=value ..." lines of bench/vm_scale.sh
+Outputs: DIR/results.json and DIR/summary.md.
+"""
+import argparse
+import json
+import os
+import platform
+import re
+import sys
+import time
+
+
+def read_hotpath(path):
+    out = {}
+    with open(path) as f:
+        for line in f:
+            k, _, v = line.strip().partition(" ")
+            if k and v:
+                out[k] = float(v)
+    return out
+
+
+BPF_ROW = re.compile(r"^\s{2}(\S.*?)\s{2,}(\d+)\s+([\d.]+)\s+(-?\d+)\s*$")
+BPF_REP = re.compile(r"^\s{2}(\S.*?)\s{2,}(\d+)\s*$")
+
+
+def read_bpf(path):
+    """The two tables of bench_flowmon: per-packet runs and repeated runs."""
+    single, repeated, kernel = {}, {}, None
+    section = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("flowmon per-packet cost"):
+                kernel = line.split(" on ", 1)[-1].strip()
+            elif line.startswith("one run per packet"):
+                section = "single"
+            elif line.startswith("the same packet repeated"):
+                section = "repeated"
+            m = BPF_ROW.match(line)
+            if section == "single" and m:
+                single[m.group(1)] = {"median_ns": int(m.group(2)),
+                                      "mean_ns": float(m.group(3)),
+                                      "median_minus_floor_ns": int(m.group(4))}
+                continue
+            m = BPF_REP.match(line)
+            if section == "repeated" and m:
+                repeated[m.group(1)] = {"ns_per_run": int(m.group(2))}
+    return {"kernel": kernel, "per_packet": single, "repeated": repeated}
+
+
+def read_scale(path):
+    rows = []
+    with open(path) as f:
+        for line in f:
+            if not line.startswith("scale "):
+                continue
+            row = {}
+            for kv in line.split()[1:]:
+                k, _, v = kv.partition("=")
+                try:
+                    row[k] = int(v)
+                except ValueError:
+                    row[k] = float(v)
+            rows.append(row)
+    return rows
+
+
+def md_table(head, rows):
+    out = ["| " + " | ".join(head) + " |",
+           "|" + "|".join(" --- " for _ in head) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--sim")
+    ap.add_argument("--hotpath")
+    ap.add_argument("--bpf")
+    ap.add_argument("--scale")
+    a = ap.parse_args()
+
+    res = {"date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+           "host": {"kernel": platform.release(), "cpus": os.cpu_count()}}
+    md = ["# rocecc benchmarks", "",
+          "Produced by `make bench` on %s (host kernel %s, %d CPUs). Every "
+          "figure below comes from `results.json` next to this file."
+          % (res["date"], res["host"]["kernel"], res["host"]["cpus"]), ""]
+    missing = []
+
+    def load(name, fn, path):
+        if not path or not os.path.exists(path):
+            missing.append(name)
+            return None
+        try:
+            return fn(path)
+        except (OSError, ValueError) as e:
+            print("collect: %s: %s" % (path, e), file=sys.stderr)
+            missing.append(name)
+            return None
+
+    sim = load("simulator", lambda p: json.load(open(p)), a.sim)
+    if sim is not None:
+        res["simulator"] = sim
+        simmd = os.path.join(os.path.dirname(a.sim), "summary.md")
+        md += ["## DCQCN at scale (userspace simulator, the shared core)", ""]
+        if os.path.exists(simmd):
+            text = open(simmd).read().strip().splitlines()
+            # demote the simulator's own headings one level
+            md += ["#" + l if l.startswith("#") else l for l in text]
+        md.append("")
+
+    hp = load("hotpath", read_hotpath, a.hotpath)
+    if hp is not None:
+        res["hotpath_instructions_per_packet"] = hp
+        md += ["## Module hot path: instructions per packet (callgrind)", "",
+               "The shared parse + reaction/notification point code of "
+               "rocecc.ko built for userspace (`bench/hotpath.c`); "
+               "kernel-only work (netfilter, skb copies, hash lookups, "
+               "locks) is not included. `ce`: one packet in four sends a "
+               "CNP (mlx5 4 us window, packets 1 us apart); `cnp`: the ICRC "
+               "is checked with the byte-wise CRC the userspace build uses "
+               "(the kernel's crc32_le is table-driven and cheaper).", "",
+               md_table(["packet", "instructions"],
+                        [[k, "%.0f" % v] for k, v in hp.items()]), ""]
+
+    bpf = load("bpf", read_bpf, a.bpf)
+    if bpf is not None:
+        res["bpf_flowmon"] = bpf
+        md += ["## BPF flow telemetry: ns per packet (BPF_PROG_TEST_RUN)", "",
+               "`bpf/flowmon.bpf.c` on the host kernel (%s); median of "
+               "single runs, and minus the empty program's floor."
+               % bpf["kernel"], "",
+               md_table(["packet", "median ns", "median - floor ns"],
+                        [[k, v["median_ns"], v["median_minus_floor_ns"]]
+                         for k, v in bpf["per_packet"].items()]), ""]
+
+    scale = load("scale", read_scale, a.scale)
+    if scale is not None:
+        res["module_scale"] = scale
+        md += ["## rocecc.ko flow table at scale (in the VM, TCG)", "",
+               "Memory is the kernel's Slab + vmalloc growth; lookup is "
+               "rocecc_flow_get() under the function_graph tracer in an "
+               "emulated CPU (compare rows, not with real hardware); the "
+               "dump is `rocecc -j flow show` of the whole table.", "",
+               md_table(["flows", "hash bits", "tracked", "bytes/flow",
+                         "chain", "lookup p50 ns", "lookup mean ns",
+                         "dump s", "dump MB"],
+                        [[r["flows"], r["hash_bits"], r["tracked"],
+                          r["bytes_per_flow"], r["chain"],
+                          r["flow_get_p50_ns"], r["flow_get_mean_ns"],
+                          r["dump_s"], "%.1f" % (r["dump_bytes"] / 1e6)]
+                         for r in scale]), ""]
+
+    res["missing"] = missing
+    if missing:
+        md += ["Not measured in this run: " + ", ".join(missing) + ".", ""]
+    os.makedirs(a.out, exist_ok=True)
+    with open(os.path.join(a.out, "results.json"), "w") as f:
+        json.dump(res, f, indent=1, sort_keys=True)
+        f.write("\n")
+    with open(os.path.join(a.out, "summary.md"), "w") as f:
+        f.write("\n".join(md))
+    print("bench: %s/results.json, %s/summary.md%s" % (
+        a.out, a.out, " (missing: %s)" % ", ".join(missing) if missing else ""))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
