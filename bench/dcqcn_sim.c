@@ -1001,8 +1001,8 @@ static void summary_md(FILE *f, const struct suite_run *v,
 
 	fprintf(f, "## Scale grid (feedback delay 4 us, Kmin/Kmax = "
 		"5/200 KB scaled by C/40G, Pmax 1%%, PFC XOFF 10*Kmax)\n\n"
-		"The last rows: mlx5 with a 55 us alpha period (README, "
-		"\"alpha quantisation\").\n\n"
+		"The last rows: mlx5 with a 55 us alpha period (bench/README.md, "
+		"\"Where we differ\", item 2).\n\n"
 		"| profile | C | N | sim | conv. | Jain | util | q p50 | "
 		"q p99 | q max (run) | mark obs | p* | q* | PFC paused |\n"
 		"|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
