@@ -94,7 +94,7 @@ elif command -v tshark >/dev/null; then
 fi
 if [ -n "$cap" ]; then
 	sleep 2
-	rgrun tclass --tclass 2 --count 50
+	rgrun tclass --tclass 2 --count 50 --timeout 18
 	tap_cmp "$st" -eq 0 "--tclass 2 run: exit 0"
 	wait "$cap"
 	tap_diag "$(head -n 2 "$work/cap")"
