@@ -270,22 +270,24 @@ void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
 	}
 }
 
-/* Detach rocecc.ko from @nd if this daemon attached it. */
+/* Detach rocecc.ko from @nd if this daemon attached it; put its qdisc back. */
 void rd_mod_release(struct rd *rd, struct rd_netdev *nd)
 {
 	int err;
 
-	if (!nd->mod_attached || !rd->mod_open)
-		return;
-	err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_DETACH, nd);
-	if (err == -ENODEV)	/* the netdev went, and the module let go */
-		rd_log(LOG_DEBUG_, "%s: rocecc.ko: was detached already", nd->name);
-	else if (err)
-		rd_log(LOG_WARN_, "%s: rocecc.ko: detach: %s", nd->name,
-		       rd_mod_why(rd, err));
-	else
-		rd_log(LOG_INFO_, "%s: rocecc.ko detached", nd->name);
+	if (nd->mod_attached && rd->mod_open) {
+		err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_DETACH, nd);
+		if (err == -ENODEV)	/* the netdev went, the module let go */
+			rd_log(LOG_DEBUG_, "%s: rocecc.ko: was detached already",
+			       nd->name);
+		else if (err)
+			rd_log(LOG_WARN_, "%s: rocecc.ko: detach: %s", nd->name,
+			       rd_mod_why(rd, err));
+		else
+			rd_log(LOG_INFO_, "%s: rocecc.ko detached", nd->name);
+	}
 	nd->mod_attached = false;
+	/* also when the module was unloaded under us: the fq is still ours */
 	rd_mod_unqdisc(nd);
 }
 
