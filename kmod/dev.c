@@ -207,6 +207,7 @@ struct rocecc_dev *rocecc_dev_find(u32 ifindex, const char *name,
 
 static void rocecc_dev_free(struct rocecc_dev *rdev)
 {
+	rocecc_dcb_free(rdev);
 	kfree(rcu_dereference_protected(rdev->params, 1));
 	free_percpu(rdev->ctrs);
 	kfree(rdev);
@@ -302,6 +303,11 @@ int rocecc_dev_attach(u32 ifindex, const char *name,
 	if (err)
 		goto out_free;
 
+	/* Software DCB state (installs no ops yet: see below). */
+	err = rocecc_dcb_attach(rdev, netdev);
+	if (err)
+		goto out_free;
+
 	/*
 	 * Reserve the table slot first, so that nothing can fail once the
 	 * sysctl directory exists: undoing it would mean unregistering it
@@ -323,6 +329,8 @@ int rocecc_dev_attach(u32 ifindex, const char *name,
 				     GFP_KERNEL)));
 	netdev_hold(netdev, &rdev->dev_tracker, GFP_KERNEL);
 	rdev->netdev = netdev;
+	/* dcbnl runs under RTNL, which we hold: it sees a complete device. */
+	rocecc_dcb_publish(rdev, netdev);
 	rocecc_devs_gen++;
 	rocecc_genl_notify_dev(ROCECC_CMD_DEV_ATTACHED, rdev);
 	mutex_unlock(&rocecc_lock);
@@ -349,6 +357,8 @@ static void rocecc_dev_unlink(struct rocecc_dev *rdev,
 	ASSERT_RTNL();
 	lockdep_assert_held(&rocecc_lock);
 
+	/* While still published: its final XON needs the device. */
+	rocecc_dcb_detach(rdev, rdev->netdev);
 	xa_erase(&rocecc_devs, rdev->ifindex);
 	rdev->dead = true;
 	rocecc_dp_dev_detach(rdev);
@@ -439,7 +449,8 @@ static int rocecc_netdev_event(struct notifier_block *nb, unsigned long event,
 	struct net_device *netdev = netdev_notifier_info_to_dev(ptr);
 	struct rocecc_dev *rdev;
 
-	if (event != NETDEV_UNREGISTER && event != NETDEV_CHANGENAME)
+	if (event != NETDEV_UNREGISTER && event != NETDEV_CHANGENAME &&
+	    event != NETDEV_CHANGE && event != NETDEV_CHANGEMTU)
 		return NOTIFY_DONE;
 	if (!net_eq(dev_net(netdev), &init_net))
 		return NOTIFY_DONE;
@@ -451,6 +462,11 @@ static int rocecc_netdev_event(struct notifier_block *nb, unsigned long event,
 
 	if (event == NETDEV_CHANGENAME)
 		return notifier_from_errno(rocecc_dev_rename(rdev, netdev->name));
+	if (event == NETDEV_CHANGE || event == NETDEV_CHANGEMTU) {
+		/* Link speed, MTU: PFC quanta and thresholds. */
+		rocecc_dcb_netdev_event(rdev, netdev, event);
+		return NOTIFY_DONE;
+	}
 
 	mutex_lock(&rocecc_lock);
 	rocecc_dev_unlink(rdev, ROCECC_DETACH_GONE);

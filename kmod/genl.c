@@ -206,7 +206,8 @@ static int rocecc_nl_fill_dev(struct sk_buff *skb, const struct rocecc_dev *rdev
 		return -EMSGSIZE;
 	if (cb)
 		genl_dump_check_consistent(cb, hdr);
-	if (rocecc_nl_put_dev(skb, rdev) || rocecc_nl_put_stats(skb, rdev)) {
+	if (rocecc_nl_put_dev(skb, rdev) || rocecc_nl_put_stats(skb, rdev) ||
+	    rocecc_dcb_nl_put(skb, rdev)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
 	}

@@ -36,10 +36,12 @@
 #include <linux/u64_stats_sync.h>
 #include <linux/xarray.h>
 #include <rocecc/params.h>
+#include <rocecc/pfc.h>
 
 #include "dp.h"
 
 struct netlink_ext_ack;
+struct rocecc_dcb;
 struct ctl_table;
 struct ctl_table_header;
 
@@ -102,6 +104,12 @@ struct rocecc_dev {
 	struct rocecc_pset __rcu	*params;
 	struct rocecc_pcpu_ctrs __percpu *ctrs;
 	struct rocecc_dp_dev		dp;		/* datapath state, dp.h */
+	/*
+	 * Software DCB and PFC (dcb.c): set before the device is published,
+	 * constant; the device holds one reference, dropped when it is freed
+	 * (after a grace period).
+	 */
+	struct rocecc_dcb		*dcb;
 
 	/* Control plane only, under rocecc_lock. */
 	struct net_device		*netdev;	/* held; NULL once detached */
@@ -207,6 +215,21 @@ void rocecc_sysctl_unregister(struct ctl_table_header *hdr,
 int rocecc_sysctl_init(void);
 void rocecc_sysctl_exit(void);
 
+/* --- dcb.c ---------------------------------------------------------------- */
+
+int rocecc_dcb_attach(struct rocecc_dev *rdev, struct net_device *netdev);
+void rocecc_dcb_publish(struct rocecc_dev *rdev, struct net_device *netdev);
+void rocecc_dcb_detach(struct rocecc_dev *rdev, struct net_device *netdev);
+void rocecc_dcb_free(struct rocecc_dev *rdev);
+void rocecc_dcb_netdev_event(struct rocecc_dev *rdev,
+			     struct net_device *netdev, unsigned long event);
+void rocecc_dcb_rx(struct rocecc_dev *rdev, struct sk_buff *skb, u8 dscp,
+		   u32 len);
+int rocecc_dcb_nl_put(struct sk_buff *skb, const struct rocecc_dev *rdev);
+void rocecc_dcb_dscp_prio(struct net_device *netdev, u8 map[64]);
+int rocecc_dcb_init(void);
+void rocecc_dcb_exit(void);
+
 /* --- genl.c --------------------------------------------------------------- */
 
 void rocecc_genl_notify_dev(u8 cmd, const struct rocecc_dev *rdev);
@@ -219,5 +242,42 @@ void *rocecc_genl_flow_event_put(struct sk_buff *skb, u8 cmd);
 void rocecc_genl_flow_event_send(struct sk_buff *skb);
 int rocecc_genl_init(void);
 void rocecc_genl_exit(void);
+
+/* --- sch.c: the "rocecc" qdisc (802.1Qbb PFC on egress) -------------------- */
+
+/* One 802.1p priority (class X:(p + 1)) of a rocecc qdisc. */
+struct rocecc_sch_prio_stats {
+	u64	backlog;	/* bytes queued in the band */
+	u32	qlen;		/* packets queued in the band */
+	bool	paused;		/* paused now */
+	u64	pause_ns_total;	/* time spent paused, ns */
+	u64	pauses;		/* XOFF applied */
+	u64	resumes;	/* XON applied */
+	u64	tx_packets;	/* sent by the band's qdisc */
+	u64	tx_bytes;
+};
+
+struct rocecc_sch_stats {
+	struct rocecc_sch_prio_stats	prio[ROCECC_PFC_PRIOS];
+	u32				ctrl_qlen;	/* MAC control frames */
+};
+
+/*
+ * For the receive side (dcb.c), from softirq under rcu_read_lock(), no
+ * lock: pause priority @prio of @dev until @until_ns (ktime_get_ns()), or
+ * resume it now (@until_ns 0); the newest frame wins. 0, or -ENOENT when
+ * @dev's root qdisc is not a rocecc qdisc (not enforced), -EINVAL for a
+ * priority above 7.
+ */
+int rocecc_sch_pause(struct net_device *dev, unsigned int prio, u64 until_ns);
+/* Under RTNL or RCU. -ENOENT when @dev's root qdisc is not a rocecc qdisc. */
+int rocecc_sch_read(struct net_device *dev, struct rocecc_sch_stats *out);
+struct Qdisc;
+/* Under RTNL: the child qdisc of priority @prio, NULL if not rocecc's. */
+struct Qdisc *rocecc_sch_child(struct Qdisc *sch, unsigned int prio);
+/* Under RTNL: DSCP -> priority of @dev's rocecc root qdisc, if any. */
+void rocecc_sch_set_dscp_map(struct net_device *dev, const u8 map[64]);
+int rocecc_sch_init(void);
+void rocecc_sch_exit(void);
 
 #endif /* _ROCECC_KMOD_H */

@@ -218,11 +218,10 @@ static void rocecc_pace_msg_set(struct netlink_ext_ack *extack)
 		extack->_msg = rocecc_pace_msg;	/* outlives the request */
 }
 
-/* fq's own view of its options, through its dump op (RTNL held). */
-static int rocecc_fq_options(struct net_device *nd, int txq, u32 *horizon_us,
-			     u8 *hdrop, u32 *flow_limit)
+/* fq @q's own view of its options, through its dump op (RTNL held). */
+static int rocecc_fq_options(struct Qdisc *q, u32 *horizon_us, u8 *hdrop,
+			     u32 *flow_limit)
 {
-	__auto_type q = rocecc_qdisc_rtnl(nd, txq);
 	struct nlattr *tb[TCA_FQ_MAX + 1];
 	struct sk_buff *skb;
 	struct nlattr *opt;
@@ -257,14 +256,14 @@ out:
 	return err;
 }
 
-static int rocecc_fq_check_one(struct net_device *nd, int txq,
+static int rocecc_fq_check_one(struct net_device *nd, struct Qdisc *q,
 			       bool *low_limit, struct netlink_ext_ack *extack)
 {
 	u32 horizon, limit, need = READ_ONCE(rocecc_pacing_max_delay_us);
 	u8 hdrop;
 	int err;
 
-	err = rocecc_fq_options(nd, txq, &horizon, &hdrop, &limit);
+	err = rocecc_fq_options(q, &horizon, &hdrop, &limit);
 	if (err) {
 		snprintf(rocecc_pace_msg, sizeof(rocecc_pace_msg),
 			 "rocecc: cannot read the fq options of %s (%d)",
@@ -284,7 +283,10 @@ static int rocecc_fq_check_one(struct net_device *nd, int txq,
 	return 0;
 }
 
-/* Under RCU: NULL if @nd paces (fq, or mq of fq), else the wrong kind. */
+/*
+ * Under RCU and RTNL: NULL if @nd paces (fq, mq of fq, or rocecc's PFC
+ * qdisc with fq under every priority), else the wrong kind.
+ */
 static const char *rocecc_pace_bad_kind(struct net_device *nd)
 {
 	__auto_type root = rcu_dereference(nd->qdisc);
@@ -292,6 +294,15 @@ static const char *rocecc_pace_bad_kind(struct net_device *nd)
 
 	if (rocecc_qdisc_is(root, "fq"))
 		return NULL;
+	if (rocecc_qdisc_is(root, "rocecc")) {
+		for (i = 0; i < ROCECC_PFC_PRIOS; i++) {
+			struct Qdisc *q = rocecc_sch_child(root, i);
+
+			if (!rocecc_qdisc_is(q, "fq"))
+				return rocecc_qdisc_kind(q);
+		}
+		return NULL;
+	}
 	if (!rocecc_qdisc_is(root, "mq"))
 		return rocecc_qdisc_kind(root);
 	for (i = 0; i < nd->real_num_tx_queues; i++) {
@@ -305,7 +316,8 @@ static const char *rocecc_pace_bad_kind(struct net_device *nd)
 }
 
 /*
- * Is the root qdisc of @nd fq, or mq with fq on every queue? With @strict
+ * Is the root qdisc of @nd fq, mq with fq on every queue, or rocecc's PFC
+ * qdisc (sch.c) with fq under every priority? With @strict
  * (attach, RTNL held) also check fq's options through its dump op: its
  * horizon must not drop what pacing may hold (pacing_max_delay_us), and a
  * flow_limit below ROCECC_FQ_FLOW_LIMIT_MIN gets a warning. Errors carry
@@ -317,6 +329,7 @@ int rocecc_pace_check(struct net_device *nd, bool strict,
 {
 	const char *kind;
 	bool low_limit = false;
+	struct Qdisc *root;
 	int i, err = 0;
 
 	rcu_read_lock();
@@ -324,7 +337,7 @@ int rocecc_pace_check(struct net_device *nd, bool strict,
 	if (kind) {
 		err = -EOPNOTSUPP;
 		snprintf(rocecc_pace_msg, sizeof(rocecc_pace_msg),
-			 "rocecc: pacing needs the fq qdisc but %s has %s: run 'tc qdisc replace dev %s root fq flow_limit 1000'",
+			 "rocecc: pacing needs the fq qdisc but %s has %s: run 'tc qdisc replace dev %s root fq flow_limit 1000' (with PFC: fq under each class of the rocecc qdisc)",
 			 nd->name, kind, nd->name);
 	}
 	rcu_read_unlock();
@@ -337,11 +350,17 @@ int rocecc_pace_check(struct net_device *nd, bool strict,
 		return 0;
 
 	ASSERT_RTNL();
-	if (rocecc_qdisc_is(rocecc_qdisc_rtnl(nd, -1), "mq")) {
+	root = rocecc_qdisc_rtnl(nd, -1);
+	if (rocecc_qdisc_is(root, "mq")) {
 		for (i = 0; i < nd->real_num_tx_queues && !err; i++)
-			err = rocecc_fq_check_one(nd, i, &low_limit, extack);
+			err = rocecc_fq_check_one(nd, rocecc_qdisc_rtnl(nd, i),
+						  &low_limit, extack);
+	} else if (rocecc_qdisc_is(root, "rocecc")) {
+		for (i = 0; i < ROCECC_PFC_PRIOS && !err; i++)
+			err = rocecc_fq_check_one(nd, rocecc_sch_child(root, i),
+						  &low_limit, extack);
 	} else {
-		err = rocecc_fq_check_one(nd, -1, &low_limit, extack);
+		err = rocecc_fq_check_one(nd, root, &low_limit, extack);
 	}
 	if (!err && low_limit) {
 		/* A warning: attach succeeds, the CLI prints the message. */

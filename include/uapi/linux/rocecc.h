@@ -117,7 +117,8 @@ enum rocecc_cmd {
 	ROCECC_CMD_DEV_DETACH,
 	/*
 	 * do: request device, reply one device; dump: every attached device.
-	 * Reply: DEV_IFINDEX, DEV_NAME, STATS.
+	 * Reply: DEV_IFINDEX, DEV_NAME, STATS, DEV_SW_DCB, PFC (if
+	 * DEV_SW_DCB is 1).
 	 */
 	ROCECC_CMD_DEV_GET,
 	/*
@@ -189,6 +190,15 @@ enum rocecc_attr {
 	ROCECC_A_PROFILE,	/* u32, enum rocecc_profile */
 	ROCECC_A_STATS,		/* nest: type enum rocecc_stat, payload u64 */
 	ROCECC_A_FLOW,		/* nest: enum rocecc_flow_attr */
+	/*
+	 * u8, in DEV_GET replies: 1 if rocecc.ko provides the device's DCB
+	 * (IEEE PFC and buffers over DCB netlink: "dcb pfc", "dcb buffer")
+	 * because the driver has none; 0 if the driver has its own DCB ops,
+	 * which are left alone (and ROCECC_A_PFC is absent).
+	 */
+	ROCECC_A_DEV_SW_DCB,
+	/* nest: enum rocecc_pfc_attr, in DEV_GET replies when DEV_SW_DCB is 1 */
+	ROCECC_A_PFC,
 
 	__ROCECC_A_MAX,
 	ROCECC_A_MAX = __ROCECC_A_MAX - 1
@@ -311,6 +321,97 @@ enum rocecc_flow_attr {
 
 	__ROCECC_FLOW_A_MAX,
 	ROCECC_FLOW_A_MAX = __ROCECC_FLOW_A_MAX - 1
+};
+
+/*
+ * Software PFC of a device (ROCECC_A_PFC), in DEV_GET replies. The
+ * configuration itself (which priorities have PFC, the buffers and their
+ * sizes, the delay allowance) is set and read through DCB netlink
+ * ("dcb pfc", "dcb buffer" of iproute2); this nest adds what DCB netlink
+ * cannot say. Counters are u64 since the device was attached.
+ *
+ * Occupancy (the software analogue of a NIC's receive buffer): the bytes
+ * (Ethernet frame without FCS: IP length + 14) of RoCEv2 packets of a
+ * priority that arrived on the device for a local address, passed the
+ * module's LOCAL_IN hook, and have not been released by the host's RDMA
+ * transport (rdma_rxe) yet: counted from LOCAL_IN until the skb is freed
+ * after rxe has processed it (or dropped it). It is what has come off the
+ * wire and the host has not consumed. The priority of a received packet
+ * is its DSCP's: the device's DCB APP DSCP entries if any, else DSCP >> 3.
+ * Only priorities with PFC enabled are measured. The occupancy of a buffer
+ * is the sum over the priorities mapped to it (prio-buffer); when it
+ * reaches the buffer's xoff threshold the host sends a PFC XOFF for the
+ * PFC priorities of that buffer (refreshed before it expires), and when it
+ * falls to xon again an XON (requests counts both).
+ */
+enum rocecc_pfc_attr {
+	ROCECC_PFC_A_UNSPEC,
+	ROCECC_PFC_A_PAD,
+	/*
+	 * u64: indications (one per PFC-enabled priority named by a received
+	 * PFC frame) that could not pause or resume transmission because the
+	 * device's root qdisc is not rocecc's
+	 */
+	ROCECC_PFC_A_UNENFORCED,
+	/*
+	 * u64: 802.3x PAUSE frames received (opcode 1): counted, not obeyed
+	 * (a link runs PFC or PAUSE, never both; with PFC, PAUSE is ignored)
+	 */
+	ROCECC_PFC_A_PAUSE_RX,
+	/* u32 Mb/s: link speed that converts pause quanta to time */
+	ROCECC_PFC_A_SPEED,
+	/* u64: PFC frames this host could not send (no memory, xmit error) */
+	ROCECC_PFC_A_TX_ERRORS,
+	/*
+	 * u64: RoCEv2 packets of a PFC priority not measured (the skb had an
+	 * owner already, or no memory for the record)
+	 */
+	ROCECC_PFC_A_UNTRACKED,
+	/* nest: enum rocecc_pfc_prio_attr, one per priority 0..7 */
+	ROCECC_PFC_A_PRIO,
+
+	__ROCECC_PFC_A_MAX,
+	ROCECC_PFC_A_MAX = __ROCECC_PFC_A_MAX - 1
+};
+
+/* One priority of ROCECC_A_PFC (ROCECC_PFC_A_PRIO). */
+enum rocecc_pfc_prio_attr {
+	ROCECC_PFC_PRIO_A_UNSPEC,
+	ROCECC_PFC_PRIO_A_PAD,
+	ROCECC_PFC_PRIO_A_PRIO,		/* u8: 0..7 */
+	ROCECC_PFC_PRIO_A_EN,		/* u8: 1 if PFC is enabled */
+	ROCECC_PFC_PRIO_A_BUFFER,	/* u8: its buffer (prio-buffer) */
+	/*
+	 * u64: PFC frames received that name it (XOFF or XON), obeyed or
+	 * not: also counted while PFC is off on it
+	 */
+	ROCECC_PFC_PRIO_A_INDICATIONS,
+	/* u64: PFC frames this host sent for it, XOFF and XON */
+	ROCECC_PFC_PRIO_A_REQUESTS,
+	/* u32 bytes: its occupancy now, and the highest since attach */
+	ROCECC_PFC_PRIO_A_OCC,
+	ROCECC_PFC_PRIO_A_OCC_MAX,
+	/* u32 bytes: xoff and xon thresholds of its buffer */
+	ROCECC_PFC_PRIO_A_XOFF,
+	ROCECC_PFC_PRIO_A_XON,
+	/* u8: 1 while this host holds the peer paused for it (XOFF sent) */
+	ROCECC_PFC_PRIO_A_PAUSED,
+	/*
+	 * The transmit side, from the device's root qdisc when it is
+	 * rocecc's ("tc qdisc add dev D root rocecc"; absent otherwise):
+	 * u8 1 while a peer's PFC holds this priority paused; u64 ns it
+	 * has been paused in all (since the qdisc was created); u64 XOFFs
+	 * that paused it; u64 packets and bytes it sent; u32 bytes queued.
+	 */
+	ROCECC_PFC_PRIO_A_TX_PAUSED,
+	ROCECC_PFC_PRIO_A_TX_PAUSE_NS,
+	ROCECC_PFC_PRIO_A_TX_PAUSES,
+	ROCECC_PFC_PRIO_A_TX_PACKETS,
+	ROCECC_PFC_PRIO_A_TX_BYTES,
+	ROCECC_PFC_PRIO_A_TX_BACKLOG,
+
+	__ROCECC_PFC_PRIO_A_MAX,
+	ROCECC_PFC_PRIO_A_MAX = __ROCECC_PFC_PRIO_A_MAX - 1
 };
 
 #endif /* _UAPI_LINUX_ROCECC_H */
