@@ -468,3 +468,107 @@ topo_backlog_max() {
 	done <"$1"
 	echo "$max"
 }
+
+# --- PFC on the switch (selftests/tools/pfcswitch) --------------------------
+#
+#   topo_bottleneck_limit H LIMIT     the RED leaf of topo_bottleneck H RATE ecn
+#                                     KMIN KMAX PMAX again, with a hard limit of
+#                                     LIMIT bytes instead of 4*KMAX (args: H
+#                                     RATE KMIN KMAX PMAX LIMIT)
+#   topo_bottleneck_stall H           HTB class of port H down to 8 kbit/s (a
+#                                     receiver that stops draining: PFC storm)
+#   topo_bottleneck_unstall H RATE    back to RATE Mbit/s
+#   topo_pfc_start H PRIO XOFF XON [FILE [PFCSWITCH ARGS...]]
+#                                     pfcswitch in the switch namespace,
+#                                     watching the leaf (10:) of port H, XOFF/
+#                                     XON for PRIO out of every other port;
+#                                     statistics (JSON) to FILE at stop
+#                                     (default $TOPO_PFC_STATS); its stderr
+#                                     (-v: one line per XOFF/XON) to FILE.log
+#   topo_pfc_stop                     SIGTERM, wait; fails if it did not
+#                                     write its statistics
+#   topo_pfc_stat FILE KEY            one statistic (keys: pfcswitch.c, e.g.
+#                                     xoff_sent, ports.swp1.frames)
+#   topo_pfc_send H PRIO QUANTA       one PFC frame out of switch port H
+#                                     (0 quanta: XON)
+
+TOPO_PFCSW=${TOPO_PFCSW:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/build/tools/pfcswitch}
+TOPO_PFC_PID=
+TOPO_PFC_FILE=
+TOPO_PFC_STATS=${TOPO_PFC_STATS:-/tmp/topo-pfc.json}
+
+topo_bottleneck_limit() {
+	local h=$1 rate=$2 kmin=$3 kmax=$4 pmax=$5 limit=$6 avpkt=1000 out
+	[[ $limit =~ ^[0-9]+$ ]] && [ "$limit" -ge "$kmax" ] ||
+		{ _topo_err "topo_bottleneck_limit: LIMIT must be bytes >= KMAX ($kmax), got '$limit'"; return 1; }
+	topo_bottleneck "$h" "$rate" ecn "$kmin" "$kmax" "$pmax" || return 1
+	out=$(tc -n "$TOPO_NS" qdisc replace dev "swp$h" parent 1:1 handle "$TOPO_LEAF" \
+		red limit "$limit" min "$kmin" max "$kmax" avpkt "$avpkt" \
+		burst $(((kmin + avpkt - 1) / avpkt)) probability "$pmax" \
+		bandwidth "${rate}mbit" ecn 2>&1) ||
+		{ _topo_err "setting the RED limit of swp$h to $limit failed: $out"; return 1; }
+}
+
+# The same HTB burst rule as topo_bottleneck.
+_topo_htb_rate() {
+	local h=$1 rate=$2 burst=$3 out
+	out=$(tc -n "$TOPO_NS" class change dev "swp$h" parent 1: classid 1:1 htb \
+		rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 1514 2>&1) ||
+		{ _topo_err "changing the HTB class of swp$h to $rate failed: $out"; return 1; }
+}
+
+topo_bottleneck_stall() {
+	_topo_htb_rate "$1" 8kbit 1514
+}
+
+topo_bottleneck_unstall() {
+	local hburst=$((${2%.*} * 1500))
+	[ "$hburst" -ge 15000 ] || hburst=15000
+	_topo_htb_rate "$1" "${2}mbit" "$hburst"
+}
+
+topo_pfc_start() {
+	local h=${1:-} prio=${2:-} xoff=${3:-} xon=${4:-} file=${5:-$TOPO_PFC_STATS} j ports='' end
+	[ -z "$TOPO_PFC_PID" ] || { _topo_err "pfcswitch already runs (pid $TOPO_PFC_PID)"; return 1; }
+	[[ $h =~ ^[0-9]+$ ]] && [ "$h" -ge 1 ] && [ "$h" -le "$TOPO_N" ] ||
+		{ _topo_err "topo_pfc_start: no host '$h' (topology has $TOPO_N)"; return 1; }
+	[ -x "$TOPO_PFCSW" ] || { _topo_err "no $TOPO_PFCSW (make -C selftests/tools)"; return 1; }
+	shift $(($# < 5 ? $# : 5))
+	for ((j = 1; j <= TOPO_N; j++)); do
+		[ "$j" = "$h" ] || ports+=${ports:+,}swp$j
+	done
+	rm -f "$file" "$file.log"
+	ip netns exec "$TOPO_NS" "$TOPO_PFCSW" --watch "swp$h" --leaf "$TOPO_LEAF" \
+		--prio "$prio" --xoff "$xoff" --xon "$xon" --ports "$ports" \
+		--stats "$file" --rt -v "$@" 2>"$file.log" &
+	TOPO_PFC_PID=$! TOPO_PFC_FILE=$file
+	# it says "watching ..." once it polled the queue once
+	end=$((SECONDS + 10))
+	until grep -q '^pfcswitch: watching' "$file.log" 2>/dev/null; do
+		if ! kill -0 "$TOPO_PFC_PID" 2>/dev/null || [ "$SECONDS" -ge "$end" ]; then
+			kill "$TOPO_PFC_PID" 2>/dev/null
+			wait "$TOPO_PFC_PID" 2>/dev/null
+			TOPO_PFC_PID=
+			_topo_err "pfcswitch did not start: $(cat "$file.log" 2>/dev/null)"
+			return 1
+		fi
+		_topo_sleep 0.1
+	done
+}
+
+topo_pfc_stop() {
+	local pid=$TOPO_PFC_PID
+	[ -n "$pid" ] || return 0
+	TOPO_PFC_PID=
+	kill -TERM "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	[ -s "$TOPO_PFC_FILE" ] || { _topo_err "pfcswitch wrote no statistics to $TOPO_PFC_FILE: $(tail -n 3 "$TOPO_PFC_FILE.log" 2>/dev/null)"; return 1; }
+}
+
+topo_pfc_stat() {
+	jq -r --arg k "$2" 'getpath($k | split(".")) // 0' "$1"
+}
+
+topo_pfc_send() {
+	ip netns exec "$TOPO_NS" "$TOPO_PFCSW" --send "swp$1" --prio "$2" --quanta "$3"
+}
