@@ -86,25 +86,6 @@ static const char *rd_mod_why(struct rd *rd, int err)
 				    strerror(-err);
 }
 
-/* Is @name in the configured devices list ("" means all)? */
-static bool rd_mod_selected(const struct rd_conf *c, const char *name)
-{
-	const char *p = c->module_devices;
-	size_t n = strlen(name);
-
-	if (!p[0] || !strcmp(p, "all"))
-		return true;
-	while (*p) {
-		size_t w = strcspn(p, " ");
-
-		if (w == n && !strncmp(p, name, n))
-			return true;
-		p += w;
-		p += strspn(p, " ");
-	}
-	return false;
-}
-
 /* Profile, then parameters, of the config onto attached device @nd. */
 static int rd_mod_configure(struct rd *rd, struct rd_netdev *nd)
 {
@@ -155,13 +136,18 @@ static int rd_mod_configure(struct rd *rd, struct rd_netdev *nd)
  * distribution's defaults is replaced by fq before attaching, and the
  * default comes back when the daemon detaches the module; any other root
  * qdisc was chosen by someone and is left alone (the module then refuses
- * the netdev, and the log says why).
+ * the netdev, and the log says why). Where [pfc] enables PFC on some
+ * priority, the root is rocecc.ko's PFC qdisc "rocecc" instead, with fq
+ * under each of its eight priority classes: a received PFC frame can only
+ * pause a priority through it (rd_root_rocecc()).
  */
 static void rd_mod_qdisc(struct rd *rd, struct rd_netdev *nd)
 {
 	static const char *const defaults[] = {
 		"noqueue", "pfifo_fast", "fq_codel", "pfifo",
 	};
+	bool pfc = rd->conf.pfc_prio_set && rd->conf.pfc_en &&
+		   rd_conf_dev_selected(rd->conf.pfc_devices, nd->name);
 	char kind[32];
 	size_t i;
 	int err;
@@ -173,18 +159,25 @@ static void rd_mod_qdisc(struct rd *rd, struct rd_netdev *nd)
 			break;
 	if (i == sizeof(defaults) / sizeof(defaults[0]))
 		return;
-	err = rd_root_fq(nd->ifindex, true);
+	err = pfc ? rd_root_rocecc(nd->ifindex) : rd_root_fq(nd->ifindex, true);
 	if (err) {
-		rd_log(LOG_ERR_, "%s: cannot replace root qdisc %s by fq: %s",
-		       nd->name, kind, strerror(-err));
+		rd_log(LOG_ERR_, "%s: cannot replace root qdisc %s by %s: %s",
+		       nd->name, kind, pfc ? "rocecc (PFC) with fq" : "fq",
+		       strerror(-err));
+		if (pfc)	/* half made: the default back */
+			rd_root_fq(nd->ifindex, false);
 		return;
 	}
 	nd->created_fq = true;
-	rd_log(LOG_INFO_, "%s: root qdisc %s replaced by fq flow_limit 1000 (rocecc.ko paces with it)",
-	       nd->name, kind);
+	if (pfc)
+		rd_log(LOG_INFO_, "%s: root qdisc %s replaced by rocecc (PFC, one class per priority) with fq flow_limit 1000 under each (rocecc.ko paces with fq)",
+		       nd->name, kind);
+	else
+		rd_log(LOG_INFO_, "%s: root qdisc %s replaced by fq flow_limit 1000 (rocecc.ko paces with it)",
+		       nd->name, kind);
 }
 
-/* After detaching: the default root qdisc back, if we put fq there. */
+/* After detaching: the default root qdisc back, if we put fq (or rocecc) there. */
 static void rd_mod_unqdisc(struct rd_netdev *nd)
 {
 	char kind[32];
@@ -193,21 +186,22 @@ static void rd_mod_unqdisc(struct rd_netdev *nd)
 	if (!nd->created_fq)
 		return;
 	nd->created_fq = false;
-	if (rd_root_kind(nd->ifindex, kind, sizeof(kind)) || strcmp(kind, "fq"))
+	if (rd_root_kind(nd->ifindex, kind, sizeof(kind)) ||
+	    (strcmp(kind, "fq") && strcmp(kind, "rocecc")))
 		return;		/* gone, or someone changed it since */
 	err = rd_root_fq(nd->ifindex, false);
 	if (err && err != -ENODEV && err != -ENOENT)
-		rd_log(LOG_WARN_, "%s: removing the fq root qdisc: %s", nd->name,
-		       strerror(-err));
+		rd_log(LOG_WARN_, "%s: removing the %s root qdisc: %s", nd->name,
+		       kind, strerror(-err));
 	else if (!err)
-		rd_log(LOG_INFO_, "%s: fq root qdisc removed (default back)",
-		       nd->name);
+		rd_log(LOG_INFO_, "%s: %s root qdisc removed (default back)",
+		       nd->name, kind);
 }
 
 /* Bring rocecc.ko's attachment of @nd in line with the config. */
 void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
 {
-	bool want = rd->conf.module_attach && rd_mod_selected(&rd->conf, nd->name);
+	bool want = rd->conf.module_attach && rd_conf_dev_selected(rd->conf.module_devices, nd->name);
 	char js[64];
 	int err;
 
@@ -385,4 +379,123 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 		       rd_mod_why(rd, err));
 		rd_mod_lost(rd);
 	}
+}
+
+/* ---- PFC counters for the watchdog and the tuner (rd_pfcwd.c) ------------ */
+
+static void rd_mod_pfc_prio(const struct nlattr *nest, struct rd_mod_pfc *out)
+{
+	struct rd_mod_pfc_prio pp;
+	const struct nlattr *a;
+	int prio = -1;
+
+	memset(&pp, 0, sizeof(pp));
+	mnl_attr_for_each_nested(a, nest) {
+		uint16_t t = mnl_attr_get_type(a);
+		uint16_t len = mnl_attr_get_payload_len(a);
+		uint64_t v = len == 8 ? mnl_attr_get_u64(a) :
+			     len == 4 ? mnl_attr_get_u32(a) :
+			     len == 1 ? mnl_attr_get_u8(a) : 0;
+
+		switch (t) {
+		case ROCECC_PFC_PRIO_A_PRIO:
+			if (len == 1)
+				prio = mnl_attr_get_u8(a);
+			break;
+		case ROCECC_PFC_PRIO_A_INDICATIONS:
+			pp.indications = v;
+			break;
+		case ROCECC_PFC_PRIO_A_REQUESTS:
+			pp.requests = v;
+			break;
+		case ROCECC_PFC_PRIO_A_TX_PAUSED:
+			pp.tx_paused = v != 0;
+			pp.have_tx_paused = len == 1;
+			break;
+		case ROCECC_PFC_PRIO_A_TX_PAUSE_NS:
+			pp.tx_pause_ns = v;
+			pp.have_tx_pause_ns = len == 8;
+			break;
+		case ROCECC_PFC_PRIO_A_TX_PACKETS:
+			pp.tx_packets = v;
+			pp.have_tx_packets = len == 8;
+			break;
+		case ROCECC_PFC_PRIO_A_TX_BYTES:
+			pp.tx_bytes = v;
+			pp.have_tx_bytes = len == 8;
+			break;
+		default:
+			break;
+		}
+	}
+	if (prio < 0 || prio >= DCBNL_PRIOS)
+		return;
+	pp.have = true;
+	out->prio[prio] = pp;
+}
+
+static int rd_mod_pfc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rd_mod_pfc *out = data;
+	const struct nlattr *a, *s;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(a)) {
+		case ROCECC_A_STATS:
+			mnl_attr_for_each_nested(s, a) {
+				uint64_t v;
+
+				if (mnl_attr_get_payload_len(s) != 8)
+					continue;
+				v = mnl_attr_get_u64(s);
+				switch (mnl_attr_get_type(s)) {
+				case ROCECC_STAT_NP_CNP_SENT:
+					out->cnp_sent = v;
+					out->have_stats = true;
+					break;
+				case ROCECC_STAT_NP_ECN_MARKED_ROCE_PACKETS:
+					out->ce_marked = v;
+					break;
+				case ROCECC_STAT_RP_CNP_HANDLED:
+					out->cnp_handled = v;
+					break;
+				default:
+					break;
+				}
+			}
+			break;
+		case ROCECC_A_PFC:
+			out->have_pfc = true;
+			mnl_attr_for_each_nested(s, a)
+				if (mnl_attr_get_type(s) == ROCECC_PFC_A_PRIO)
+					rd_mod_pfc_prio(s, out);
+			break;
+		default:
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+int rd_mod_pfc_get(struct rd *rd, const struct rd_netdev *nd,
+		   struct rd_mod_pfc *out)
+{
+	struct nlmsghdr *nlh;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	/* also with [module] attach = no: attached by someone else */
+	if (!rd->mod_open) {
+		err = rnl_open(&rd->mod);
+		if (err)
+			return err;
+		rd->mod_open = true;
+		rd->mod_absent_logged = false;
+	}
+	nlh = rnl_msg(&rd->mod, ROCECC_CMD_DEV_GET, NLM_F_ACK);
+	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
+	err = rnl_talk(&rd->mod, nlh, rd_mod_pfc_cb, out);
+	if (err)
+		memset(out, 0, sizeof(*out));
+	return err;
 }

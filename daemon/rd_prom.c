@@ -3,7 +3,8 @@
  * roceccd: /metrics in Prometheus text format. Every flow's counters and
  * histograms, flowmon's own counters, straggler state and rank-map groups,
  * the aggregates per process, peer and group, rocecc.ko's counters
- * (rd_module.c) and the daemon's.
+ * (rd_module.c), PFC and DCB buffers per netdev (rd_dcb.c) and the
+ * daemon's.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -414,6 +415,8 @@ void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 	rd_prom_aggregates(rd, snap, f);
 	rd_prom_hw(rd, f);
 	rd_mod_metrics(rd, f);
+	rd_dcb_metrics(rd, f);
+	rd_pfcwd_metrics(rd, f);
 	fprintf(f, "# HELP rocecc_stragglers Flows flagged as stragglers now.\n"
 		   "# TYPE rocecc_stragglers gauge\nrocecc_stragglers %u\n",
 		rd->nstragglers);

@@ -163,6 +163,52 @@ int rd_root_fq(uint32_t ifindex, bool add)
 	return rd_rtnl(nlh, NULL, NULL);
 }
 
+/* fq flow_limit 1000 as the child of class @parent of @ifindex's root. */
+static int rd_child_fq(uint32_t ifindex, uint32_t parent, uint32_t handle)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct tcmsg *tcm;
+	struct nlattr *opt;
+
+	tcm = rd_tc_msg(buf, RTM_NEWQDISC,
+			NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, ifindex,
+			parent);
+	tcm->tcm_handle = handle;
+	mnl_attr_put_strz(nlh, TCA_KIND, "fq");
+	opt = mnl_attr_nest_start(nlh, TCA_OPTIONS);
+	mnl_attr_put_u32(nlh, TCA_FQ_FLOW_PLIMIT, 1000);
+	mnl_attr_nest_end(nlh, opt);
+	return rd_rtnl(nlh, NULL, NULL);
+}
+
+/*
+ * Root qdisc of @ifindex: rocecc.ko's PFC qdisc "rocecc" (handle 1:, one
+ * class per priority, 1:1..1:8 for priorities 0..7) with fq flow_limit
+ * 1000 under every class (handles 10:..17:), so that a paused priority
+ * holds its packets and the others are paced as with a root fq. Removing
+ * it is rd_root_fq(ifindex, false): the children go with their parent.
+ */
+int rd_root_rocecc(uint32_t ifindex)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	struct tcmsg *tcm;
+	uint32_t prio;
+	int err;
+
+	tcm = rd_tc_msg(buf, RTM_NEWQDISC,
+			NLM_F_ACK | NLM_F_CREATE | NLM_F_REPLACE, ifindex,
+			TC_H_ROOT);
+	tcm->tcm_handle = TC_H_MAKE(1U << 16, 0);
+	mnl_attr_put_strz(nlh, TCA_KIND, "rocecc");
+	err = rd_rtnl(nlh, NULL, NULL);
+	for (prio = 0; !err && prio < 8; prio++)
+		err = rd_child_fq(ifindex, TC_H_MAKE(1U << 16, prio + 1),
+				  TC_H_MAKE((0x10U + prio) << 16, 0));
+	return err;
+}
+
 int rd_attach(struct rd *rd, struct rd_netdev *nd)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)nd->ifindex,

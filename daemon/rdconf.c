@@ -15,6 +15,7 @@
 
 #include <ini.h>
 
+#include "headroom.h"
 #include "rdconf.h"
 #include "roceccd_fmt.h"
 
@@ -22,16 +23,17 @@
 #define IFNAME_MAX	15	/* IFNAMSIZ - 1 */
 #define HOST_MAX	255	/* RANKMAP_HOST_MAX */
 
-enum { S_DAEMON, S_MODULE, S_STRAGGLER, S_RANKMAP, S_NR };
+enum { S_DAEMON, S_MODULE, S_STRAGGLER, S_RANKMAP, S_PFC, S_NR };
 
 static const char *const sections[S_NR] = {
 	[S_DAEMON] = "daemon",
 	[S_MODULE] = "module",
 	[S_STRAGGLER] = "straggler",
 	[S_RANKMAP] = "rankmap",
+	[S_PFC] = "pfc",
 };
 
-#define SECTIONS_KNOWN	"daemon, module, straggler, rankmap"
+#define SECTIONS_KNOWN	"daemon, module, straggler, rankmap, pfc"
 
 /*
  * The keys other than module parameters; a module parameter's key number is
@@ -43,6 +45,12 @@ enum {
 	K_ATTACH, K_DEVICES, K_FQ, K_PROFILE,
 	K_FACTOR, K_MIN_MESSAGES, K_MIN_FLOWS, K_WINDOW, K_GROUP_BY,
 	K_FILE, K_HOST,
+	K_PFC_DEVICES, K_PFC_PRIOS, K_PFC_DELAY, K_PFC_MBC, K_PFC_P2B,
+	K_PFC_SIZE, K_PFC_CABLE, K_PFC_SPEED, K_PFC_MTU,
+	K_WD, K_WD_DETECT, K_WD_RESTORE, K_WD_ACTION,
+	K_TUNE, K_TUNE_LAT, K_TUNE_IVL, K_TUNE_MIN_SIZE, K_TUNE_MAX_STEP,
+	K_TUNE_UP_PCT, K_TUNE_DOWN_PCT, K_TUNE_HOLD_UP, K_TUNE_HOLD_DOWN,
+	K_TUNE_MIN_CHANGE, K_TUNE_PAUSE_HI, K_TUNE_ECN_LO,
 	K_NKEYS,
 	K_ALL = K_NKEYS + ROCECC_PARAM_MAX,
 };
@@ -69,6 +77,31 @@ static const struct {
 	[K_GROUP_BY] = { S_STRAGGLER, "group_by" },
 	[K_FILE] = { S_RANKMAP, "file" },
 	[K_HOST] = { S_RANKMAP, "host" },
+	[K_PFC_DEVICES] = { S_PFC, "devices" },
+	[K_PFC_PRIOS] = { S_PFC, "priorities" },
+	[K_PFC_DELAY] = { S_PFC, "delay" },
+	[K_PFC_MBC] = { S_PFC, "mbc" },
+	[K_PFC_P2B] = { S_PFC, "prio2buffer" },
+	[K_PFC_SIZE] = { S_PFC, "buffer_size" },
+	[K_PFC_CABLE] = { S_PFC, "cable_length" },
+	[K_PFC_SPEED] = { S_PFC, "speed" },
+	[K_PFC_MTU] = { S_PFC, "mtu" },
+	[K_WD] = { S_PFC, "watchdog" },
+	[K_WD_DETECT] = { S_PFC, "detection_time" },
+	[K_WD_RESTORE] = { S_PFC, "restoration_time" },
+	[K_WD_ACTION] = { S_PFC, "action" },
+	[K_TUNE] = { S_PFC, "tune" },
+	[K_TUNE_LAT] = { S_PFC, "target_latency" },
+	[K_TUNE_IVL] = { S_PFC, "tune_interval" },
+	[K_TUNE_MIN_SIZE] = { S_PFC, "tune_min_size" },
+	[K_TUNE_MAX_STEP] = { S_PFC, "tune_max_step" },
+	[K_TUNE_UP_PCT] = { S_PFC, "tune_up_pct" },
+	[K_TUNE_DOWN_PCT] = { S_PFC, "tune_down_pct" },
+	[K_TUNE_HOLD_UP] = { S_PFC, "tune_hold_up" },
+	[K_TUNE_HOLD_DOWN] = { S_PFC, "tune_hold_down" },
+	[K_TUNE_MIN_CHANGE] = { S_PFC, "tune_min_change" },
+	[K_TUNE_PAUSE_HI] = { S_PFC, "tune_pause_hi" },
+	[K_TUNE_ECN_LO] = { S_PFC, "tune_ecn_lo" },
 };
 
 static const char *const group_by_names[RD_GROUP_NR] = {
@@ -122,6 +155,29 @@ void rd_conf_defaults(struct rd_conf *c)
 	c->min_flows = 3;
 	c->window_ms = 10000;
 	c->group_by = RD_GROUP_AUTO;
+	c->pfc_delay = -1;
+	c->pfc_mbc = -1;
+	c->pfc_cable_m = 7;
+	c->pfc_wd = -1;
+	c->pfc_wd_detect_ms = 200;
+	c->pfc_wd_restore_ms = 400;
+	c->pfc_wd_action = RD_PFCWD_ALERT;
+	c->pfc_tune = RD_PFCTUNE_OFF;
+	c->pfc_tune_lat_us = 1000;
+	c->pfc_tune_ivl_ms = 2000;
+	c->pfc_tune_up_pct = 25;
+	c->pfc_tune_down_pct = 10;
+	c->pfc_tune_hold_up = 3;
+	c->pfc_tune_hold_down = 10;
+	c->pfc_tune_min_change_ms = 30000;
+	c->pfc_tune_pause_hi = 50;
+	c->pfc_tune_ecn_lo = 100;
+}
+
+bool rd_conf_pfcwd_on(const struct rd_conf *c)
+{
+	return c->pfc_wd > 0 ||
+	       (c->pfc_wd < 0 && c->pfc_prio_set && c->pfc_en);
 }
 
 bool rd_conf_equal(const struct rd_conf *a, const struct rd_conf *b)
@@ -132,6 +188,39 @@ bool rd_conf_equal(const struct rd_conf *a, const struct rd_conf *b)
 		if (a->param_set[id] != b->param_set[id] ||
 		    (a->param_set[id] && a->param[id] != b->param[id]))
 			return false;
+	for (id = 0; id < DCBNL_PRIOS; id++)
+		if (((a->pfc_p2b_mask ^ b->pfc_p2b_mask) & 1u << id) ||
+		    ((a->pfc_p2b_mask & 1u << id) && a->pfc_p2b[id] != b->pfc_p2b[id]))
+			return false;
+	for (id = 0; id < DCBNL_BUFFERS; id++)
+		if (((a->pfc_size_mask ^ b->pfc_size_mask) & 1u << id) ||
+		    ((a->pfc_size_mask & 1u << id) && a->pfc_size[id] != b->pfc_size[id]))
+			return false;
+	if (strcmp(a->pfc_devices, b->pfc_devices) ||
+	    a->pfc_prio_set != b->pfc_prio_set ||
+	    (a->pfc_prio_set && a->pfc_en != b->pfc_en) ||
+	    a->pfc_delay != b->pfc_delay || a->pfc_mbc != b->pfc_mbc ||
+	    a->pfc_size_auto != b->pfc_size_auto ||
+	    a->pfc_cable_m != b->pfc_cable_m ||
+	    a->pfc_speed_mbps != b->pfc_speed_mbps || a->pfc_mtu != b->pfc_mtu)
+		return false;
+	if (a->pfc_wd != b->pfc_wd ||
+	    a->pfc_wd_detect_ms != b->pfc_wd_detect_ms ||
+	    a->pfc_wd_restore_ms != b->pfc_wd_restore_ms ||
+	    a->pfc_wd_action != b->pfc_wd_action ||
+	    a->pfc_tune != b->pfc_tune ||
+	    a->pfc_tune_lat_us != b->pfc_tune_lat_us ||
+	    a->pfc_tune_ivl_ms != b->pfc_tune_ivl_ms ||
+	    a->pfc_tune_min_size != b->pfc_tune_min_size ||
+	    a->pfc_tune_max_step != b->pfc_tune_max_step ||
+	    a->pfc_tune_up_pct != b->pfc_tune_up_pct ||
+	    a->pfc_tune_down_pct != b->pfc_tune_down_pct ||
+	    a->pfc_tune_hold_up != b->pfc_tune_hold_up ||
+	    a->pfc_tune_hold_down != b->pfc_tune_hold_down ||
+	    a->pfc_tune_min_change_ms != b->pfc_tune_min_change_ms ||
+	    a->pfc_tune_pause_hi != b->pfc_tune_pause_hi ||
+	    a->pfc_tune_ecn_lo != b->pfc_tune_ecn_lo)
+		return false;
 	return !strcmp(a->listen, b->listen) && a->port == b->port &&
 	       a->interval_ms == b->interval_ms &&
 	       a->linger_ms == b->linger_ms &&
@@ -355,6 +444,71 @@ static int set_time(const char *s, uint64_t *ms, char *why, size_t whylen)
 	return err ? -EINVAL : 0;
 }
 
+/*
+ * A latency: an integer with a unit, "500us", "2ms", "1s", 1 us to 60 s,
+ * into microseconds; or "none" (0). 0 or -EINVAL.
+ */
+static int parse_latency(const char *s, uint64_t *us)
+{
+	static const struct {
+		const char *unit;
+		uint64_t mult;
+	} units[] = { { "us", 1 }, { "ms", 1000 }, { "s", 1000000 } };
+	char num[24];
+	size_t n = strspn(s, "0123456789");
+	uint64_t v;
+	unsigned int i;
+
+	if (!strcmp(s, "none")) {
+		*us = 0;
+		return 0;
+	}
+	if (!n || n >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	if (parse_u64(num, 60000000, &v))
+		return -EINVAL;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(s + n, units[i].unit)) {
+			if (!v || v > 60000000 / units[i].mult)
+				return -EINVAL;
+			*us = v * units[i].mult;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* A latency as parse_latency() reads it back. */
+static const char *latency_str(uint64_t us, char *buf, size_t n)
+{
+	if (!us)
+		snprintf(buf, n, "none");
+	else if (!(us % 1000000))
+		snprintf(buf, n, "%llus", (unsigned long long)(us / 1000000));
+	else if (!(us % 1000))
+		snprintf(buf, n, "%llums", (unsigned long long)(us / 1000));
+	else
+		snprintf(buf, n, "%lluus", (unsigned long long)us);
+	return buf;
+}
+
+/* An integer @lo..@hi into *@out. */
+static int set_uint(const char *s, unsigned int lo, unsigned int hi,
+		    unsigned int *out, const char *what, char *why,
+		    size_t whylen)
+{
+	uint64_t v;
+
+	if (parse_u64(s, hi, &v) || v < lo) {
+		snprintf(why, whylen, "is not an integer from %u to %u%s", lo,
+			 hi, what);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
 /* Module parameter @id. */
 static int set_param(struct rd_conf *c, unsigned int id, const char *s,
 		     char *why, size_t whylen)
@@ -517,6 +671,205 @@ static int set_key(struct rd_conf *c, int k, const char *s, char *why,
 		}
 		strcpy(c->local_host, s);
 		return 0;
+	case K_PFC_DEVICES: {
+		char devs[sizeof(c->pfc_devices)];
+
+		if (parse_devices(s, devs, sizeof(devs), why, whylen))
+			return -EINVAL;
+		strcpy(c->pfc_devices, devs);
+		return 0;
+	}
+	case K_PFC_PRIOS: {
+		struct dcbnl_perr pe;
+		uint8_t m;
+
+		if (dcbnl_parse_prio_list(s, &m, &pe)) {
+			snprintf(why, whylen, "has '%s': %s (a list like 3,4, or none)",
+				 pe.item, pe.why);
+			return -EINVAL;
+		}
+		c->pfc_prio_set = true;
+		c->pfc_en = m;
+		return 0;
+	}
+	case K_PFC_DELAY:
+		if (parse_u64(s, 65535, &v)) {
+			snprintf(why, whylen, "is not an integer from 0 to 65535 (bits)");
+			return -EINVAL;
+		}
+		c->pfc_delay = (int)v;
+		return 0;
+	case K_PFC_MBC:
+		if (parse_bool(s, &b)) {
+			snprintf(why, whylen,
+				 "is not yes, no, true, false, on, off, 1 or 0");
+			return -EINVAL;
+		}
+		c->pfc_mbc = b;
+		return 0;
+	case K_PFC_P2B: {
+		struct dcbnl_perr pe;
+		uint8_t p2b[DCBNL_PRIOS], m;
+
+		memcpy(p2b, c->pfc_p2b, sizeof(p2b));
+		if (dcbnl_parse_prio2buffer(s, p2b, &m, &pe)) {
+			snprintf(why, whylen, "has '%s': %s (PRIO:BUFFER pairs like 0:0,3:1)",
+				 pe.item, pe.why);
+			return -EINVAL;
+		}
+		memset(c->pfc_p2b, 0, sizeof(c->pfc_p2b));
+		for (i = 0; i < DCBNL_PRIOS; i++)
+			if (m & 1u << i)
+				c->pfc_p2b[i] = p2b[i];
+		c->pfc_p2b_mask = m;
+		return 0;
+	}
+	case K_PFC_SIZE: {
+		struct dcbnl_perr pe;
+		uint32_t sz[DCBNL_BUFFERS] = { 0 };
+		uint8_t m;
+
+		if (!strcmp(s, "auto")) {
+			c->pfc_size_auto = true;
+			c->pfc_size_mask = 0;
+			memset(c->pfc_size, 0, sizeof(c->pfc_size));
+			return 0;
+		}
+		if (dcbnl_parse_buffer_sizes(s, sz, &m, &pe)) {
+			snprintf(why, whylen, "has '%s': %s (auto, or BUFFER:SIZE pairs like 0:256K,1:128K)",
+				 pe.item, pe.why);
+			return -EINVAL;
+		}
+		c->pfc_size_auto = false;
+		c->pfc_size_mask = m;
+		memcpy(c->pfc_size, sz, sizeof(sz));
+		return 0;
+	}
+	case K_PFC_CABLE: {
+		double d;
+
+		if (dcbnl_parse_length(s, &d)) {
+			snprintf(why, whylen, "is not a length in metres from 0 to 10000 (5, 5m, 2.5m)");
+			return -EINVAL;
+		}
+		c->pfc_cable_m = d;
+		return 0;
+	}
+	case K_PFC_SPEED: {
+		unsigned int mbps;
+
+		if (!strcmp(s, "auto")) {
+			c->pfc_speed_mbps = 0;
+			return 0;
+		}
+		if (dcbnl_parse_speed(s, &mbps)) {
+			snprintf(why, whylen, "is not a link speed (auto, 25G, 100G, or Mb/s up to 1600000)");
+			return -EINVAL;
+		}
+		c->pfc_speed_mbps = mbps;
+		return 0;
+	}
+	case K_PFC_MTU:
+		if (!strcmp(s, "auto")) {
+			c->pfc_mtu = 0;
+			return 0;
+		}
+		if (parse_u64(s, HEADROOM_MTU_MAX, &v) || v < HEADROOM_MTU_MIN) {
+			snprintf(why, whylen, "is not auto or a frame size from %u to %u bytes",
+				 HEADROOM_MTU_MIN, HEADROOM_MTU_MAX);
+			return -EINVAL;
+		}
+		c->pfc_mtu = (unsigned int)v;
+		return 0;
+	case K_WD:
+		if (!strcmp(s, "auto")) {
+			c->pfc_wd = -1;
+			return 0;
+		}
+		if (parse_bool(s, &b)) {
+			snprintf(why, whylen,
+				 "is not on, off or auto (on when priorities are set)");
+			return -EINVAL;
+		}
+		c->pfc_wd = b;
+		return 0;
+	case K_WD_DETECT:
+		return set_time(s, &c->pfc_wd_detect_ms, why, whylen);
+	case K_WD_RESTORE:
+		return set_time(s, &c->pfc_wd_restore_ms, why, whylen);
+	case K_WD_ACTION:
+		if (!strcmp(s, "alert"))
+			c->pfc_wd_action = RD_PFCWD_ALERT;
+		else if (!strcmp(s, "disable"))
+			c->pfc_wd_action = RD_PFCWD_DISABLE;
+		else {
+			snprintf(why, whylen, "is not alert or disable");
+			return -EINVAL;
+		}
+		return 0;
+	case K_TUNE:
+		if (!strcmp(s, "dry-run")) {
+			c->pfc_tune = RD_PFCTUNE_DRY_RUN;
+			return 0;
+		}
+		if (parse_bool(s, &b)) {
+			snprintf(why, whylen, "is not off, on or dry-run");
+			return -EINVAL;
+		}
+		c->pfc_tune = b ? RD_PFCTUNE_ON : RD_PFCTUNE_OFF;
+		return 0;
+	case K_TUNE_LAT:
+		if (parse_latency(s, &v)) {
+			snprintf(why, whylen,
+				 "is not a latency from 1us to 60s with a unit (500us, 2ms, 1s), or none");
+			return -EINVAL;
+		}
+		c->pfc_tune_lat_us = v;
+		return 0;
+	case K_TUNE_IVL:
+		return set_time(s, &c->pfc_tune_ivl_ms, why, whylen);
+	case K_TUNE_MIN_SIZE:
+	case K_TUNE_MAX_STEP: {
+		uint32_t sz;
+
+		if (dcbnl_parse_size(s, &sz)) {
+			snprintf(why, whylen,
+				 "is not a size in bytes, or with K or M (1024-based)%s",
+				 k == K_TUNE_MAX_STEP ? "; 0: unbounded" : "");
+			return -EINVAL;
+		}
+		if (k == K_TUNE_MIN_SIZE)
+			c->pfc_tune_min_size = sz;
+		else
+			c->pfc_tune_max_step = sz;
+		return 0;
+	}
+	case K_TUNE_UP_PCT:
+		return set_uint(s, 1, 1000, &c->pfc_tune_up_pct, " (%)", why,
+				whylen);
+	case K_TUNE_DOWN_PCT:
+		return set_uint(s, 1, 99, &c->pfc_tune_down_pct, " (%)", why,
+				whylen);
+	case K_TUNE_HOLD_UP:
+		return set_uint(s, 1, 1000, &c->pfc_tune_hold_up,
+				" (tune intervals)", why, whylen);
+	case K_TUNE_HOLD_DOWN:
+		return set_uint(s, 1, 1000, &c->pfc_tune_hold_down,
+				" (tune intervals)", why, whylen);
+	case K_TUNE_MIN_CHANGE:
+		return set_time(s, &c->pfc_tune_min_change_ms, why, whylen);
+	case K_TUNE_PAUSE_HI:
+	case K_TUNE_ECN_LO:
+		if (parse_u64(s, 100000000, &v)) {
+			snprintf(why, whylen,
+				 "is not a rate per second from 0 to 100000000");
+			return -EINVAL;
+		}
+		if (k == K_TUNE_PAUSE_HI)
+			c->pfc_tune_pause_hi = v;
+		else
+			c->pfc_tune_ecn_lo = v;
+		return 0;
 	default:
 		return set_param(c, k - (K_NKEYS - 1), s, why, whylen);
 	}
@@ -608,7 +961,7 @@ int rd_conf_set(struct rd_conf *c, const char *name, const char *section,
 		const char *key, const char *value, char *err, size_t errlen)
 {
 	struct rd_conf tmp = *c;
-	char why[256];
+	char why[448];
 	int sec, k;
 
 	sec = find_section(section);
@@ -770,7 +1123,7 @@ static int handler(void *user, const char *section, const char *name,
 		   const char *value)
 {
 	struct load *l = user;
-	char why[256];
+	char why[448];
 	int sec, k;
 
 	if (l->err)
@@ -885,6 +1238,25 @@ int rd_conf_check(const struct rd_conf *c, const char *name, char *err,
 		    c->local_host);
 		return -EINVAL;
 	}
+	if (c->pfc_size_auto && (!c->pfc_prio_set || !c->pfc_en)) {
+		msg(err, errlen, name, 0,
+		    "[pfc] buffer_size: auto sizes the buffers of the PFC priorities, but [pfc] priorities %s",
+		    c->pfc_prio_set ? "is none" : "is not set");
+		return -EINVAL;
+	}
+	if (c->pfc_tune != RD_PFCTUNE_OFF && (!c->pfc_prio_set || !c->pfc_en)) {
+		msg(err, errlen, name, 0,
+		    "[pfc] tune: the tuner sizes the buffers of the PFC priorities, but [pfc] priorities %s",
+		    c->pfc_prio_set ? "is none" : "is not set");
+		return -EINVAL;
+	}
+	if (c->pfc_tune != RD_PFCTUNE_OFF && c->pfc_tune_ivl_ms < c->interval_ms) {
+		msg(err, errlen, name, 0,
+		    "[pfc] tune_interval: %s is shorter than the interval ([daemon] interval = %s)",
+		    time_str(c->pfc_tune_ivl_ms, a, sizeof(a)),
+		    time_str(c->interval_ms, b, sizeof(b)));
+		return -EINVAL;
+	}
 	if (c->window_ms < 2 * c->interval_ms) {
 		msg(err, errlen, name, 0,
 		    "[straggler] window: %s is shorter than twice the interval ([daemon] interval = %s)",
@@ -961,4 +1333,223 @@ void rd_conf_print(FILE *f, const struct rd_conf *c)
 		fprintf(f, "host = %s\n", c->local_host);
 	else
 		fprintf(f, "#host = NAME ; not set: found from this host's addresses\n");
+
+	fprintf(f, "\n[pfc]\n");
+	fprintf(f, "devices = %s\n", c->pfc_devices[0] ? c->pfc_devices : "all");
+	if (c->pfc_prio_set)
+		fprintf(f, "priorities = %s\n",
+			dcbnl_prio_str(c->pfc_en, buf, sizeof(buf)));
+	else
+		fprintf(f, "#priorities = 3 ; not set: left as the device has them\n");
+	if (c->pfc_delay >= 0)
+		fprintf(f, "delay = %d\n", c->pfc_delay);
+	else
+		fprintf(f, "#delay = 0 ; not set\n");
+	if (c->pfc_mbc >= 0)
+		fprintf(f, "mbc = %s\n", c->pfc_mbc ? "yes" : "no");
+	else
+		fprintf(f, "#mbc = no ; not set\n");
+	if (c->pfc_p2b_mask) {
+		bool first = true;
+
+		fprintf(f, "prio2buffer = ");
+		for (id = 0; id < DCBNL_PRIOS; id++)
+			if (c->pfc_p2b_mask & 1u << id) {
+				fprintf(f, "%s%u:%u", first ? "" : ",", id,
+					c->pfc_p2b[id]);
+				first = false;
+			}
+		fputc('\n', f);
+	} else {
+		fprintf(f, "#prio2buffer = 0:0 ; not set\n");
+	}
+	if (c->pfc_size_auto) {
+		fprintf(f, "buffer_size = auto\n");
+	} else if (c->pfc_size_mask) {
+		bool first = true;
+
+		fprintf(f, "buffer_size = ");
+		for (id = 0; id < DCBNL_BUFFERS; id++)
+			if (c->pfc_size_mask & 1u << id) {
+				fprintf(f, "%s%u:%s", first ? "" : ",", id,
+					dcbnl_size_str(c->pfc_size[id], buf,
+						       sizeof(buf)));
+				first = false;
+			}
+		fputc('\n', f);
+	} else {
+		fprintf(f, "#buffer_size = auto ; not set\n");
+	}
+	fprintf(f, "cable_length = %s\n", double_str(c->pfc_cable_m, buf, sizeof(buf)));
+	if (c->pfc_speed_mbps)
+		fprintf(f, "speed = %u\n", c->pfc_speed_mbps);
+	else
+		fprintf(f, "speed = auto\n");
+	if (c->pfc_mtu)
+		fprintf(f, "mtu = %u\n", c->pfc_mtu);
+	else
+		fprintf(f, "mtu = auto\n");
+	fprintf(f, "watchdog = %s\n", c->pfc_wd < 0 ? "auto" :
+		c->pfc_wd ? "on" : "off");
+	fprintf(f, "detection_time = %s\n",
+		time_str(c->pfc_wd_detect_ms, buf, sizeof(buf)));
+	fprintf(f, "restoration_time = %s\n",
+		time_str(c->pfc_wd_restore_ms, buf, sizeof(buf)));
+	fprintf(f, "action = %s\n",
+		c->pfc_wd_action == RD_PFCWD_DISABLE ? "disable" : "alert");
+	fprintf(f, "tune = %s\n", c->pfc_tune == RD_PFCTUNE_ON ? "on" :
+		c->pfc_tune == RD_PFCTUNE_DRY_RUN ? "dry-run" : "off");
+	fprintf(f, "target_latency = %s\n",
+		latency_str(c->pfc_tune_lat_us, buf, sizeof(buf)));
+	fprintf(f, "tune_interval = %s\n",
+		time_str(c->pfc_tune_ivl_ms, buf, sizeof(buf)));
+	fprintf(f, "tune_min_size = %u\n", c->pfc_tune_min_size);
+	fprintf(f, "tune_max_step = %u\n", c->pfc_tune_max_step);
+	fprintf(f, "tune_up_pct = %u\n", c->pfc_tune_up_pct);
+	fprintf(f, "tune_down_pct = %u\n", c->pfc_tune_down_pct);
+	fprintf(f, "tune_hold_up = %u\n", c->pfc_tune_hold_up);
+	fprintf(f, "tune_hold_down = %u\n", c->pfc_tune_hold_down);
+	fprintf(f, "tune_min_change = %s\n",
+		time_str(c->pfc_tune_min_change_ms, buf, sizeof(buf)));
+	fprintf(f, "tune_pause_hi = %llu\n",
+		(unsigned long long)c->pfc_tune_pause_hi);
+	fprintf(f, "tune_ecn_lo = %llu\n",
+		(unsigned long long)c->pfc_tune_ecn_lo);
+}
+
+bool rd_conf_pfc_wanted(const struct rd_conf *c)
+{
+	return c->pfc_prio_set || c->pfc_delay >= 0 || c->pfc_mbc >= 0 ||
+	       c->pfc_p2b_mask || c->pfc_size_auto || c->pfc_size_mask;
+}
+
+bool rd_conf_dev_selected(const char *devices, const char *name)
+{
+	const char *p = devices;
+	size_t n = strlen(name);
+
+	if (!p[0] || !strcmp(p, "all"))
+		return true;
+	while (*p) {
+		size_t w = strcspn(p, " ");
+
+		if (w == n && !strncmp(p, name, n))
+			return true;
+		p += w;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
+int rd_pfc_target(const struct rd_conf *c, unsigned int speed_mbps,
+		  unsigned int netdev_mtu, struct ieee_pfc *pfc, bool have_pfc,
+		  struct dcbnl_buffer *buf, bool have_buf, char *why, size_t n)
+{
+	struct ieee_pfc p;
+	struct dcbnl_buffer b;
+	uint8_t en;
+	int ret = 0, i, j;
+
+	if (n)
+		why[0] = '\0';
+	if ((c->pfc_prio_set || c->pfc_delay >= 0 || c->pfc_mbc >= 0) &&
+	    !have_pfc) {
+		snprintf(why, n, "the device reports no IEEE PFC, but [pfc] sets %s",
+			 c->pfc_prio_set ? "priorities" :
+			 c->pfc_delay >= 0 ? "delay" : "mbc");
+		return -EINVAL;
+	}
+	if ((c->pfc_p2b_mask || c->pfc_size_mask || c->pfc_size_auto) &&
+	    !have_buf) {
+		snprintf(why, n, "the device has no DCB buffers, but [pfc] sets %s",
+			 c->pfc_p2b_mask ? "prio2buffer" : "buffer_size");
+		return -EINVAL;
+	}
+	if (have_pfc) {
+		p = *pfc;
+		if (c->pfc_prio_set)
+			p.pfc_en = c->pfc_en;
+		if (c->pfc_delay >= 0)
+			p.delay = (uint16_t)c->pfc_delay;
+		if (c->pfc_mbc >= 0)
+			p.mbc = (uint8_t)c->pfc_mbc;
+		if (p.pfc_en != pfc->pfc_en || p.delay != pfc->delay ||
+		    p.mbc != pfc->mbc)
+			ret |= RD_PFC_CHANGE_PFC;
+		*pfc = p;
+	}
+	if (!have_buf)
+		return ret;
+	b = *buf;
+	for (i = 0; i < DCBNL_PRIOS; i++)
+		if (c->pfc_p2b_mask & 1u << i)
+			b.prio2buffer[i] = c->pfc_p2b[i];
+	for (i = 0; i < DCBNL_BUFFERS; i++)
+		if (c->pfc_size_mask & 1u << i)
+			b.buffer_size[i] = c->pfc_size[i];
+	en = have_pfc ? pfc->pfc_en : 0;
+	if (c->pfc_size_auto) {
+		struct headroom_params hp = { 0 };
+		struct headroom_result r = { 0 };
+		uint8_t lossless = 0, lossy = 0;
+		uint64_t need;
+		int err, nl, ny;
+
+		for (j = 0; j < DCBNL_PRIOS; j++) {
+			if (b.prio2buffer[j] >= DCBNL_BUFFERS)
+				continue;
+			if (en & 1u << j)
+				lossless |= 1u << b.prio2buffer[j];
+			else
+				lossy |= 1u << b.prio2buffer[j];
+		}
+		lossy &= ~lossless;
+		nl = __builtin_popcount(lossless);
+		ny = __builtin_popcount(lossy);
+		if (lossless) {
+			hp.speed_mbps = c->pfc_speed_mbps ? c->pfc_speed_mbps :
+							    speed_mbps;
+			hp.mtu = c->pfc_mtu ? c->pfc_mtu : netdev_mtu + 22;
+			if (hp.mtu < HEADROOM_MTU_MIN)
+				hp.mtu = HEADROOM_MTU_MIN;
+			if (hp.mtu > HEADROOM_MTU_MAX)
+				hp.mtu = HEADROOM_MTU_MAX;
+			hp.cable_m = c->pfc_cable_m;
+			if (!hp.speed_mbps) {
+				snprintf(why, n, "buffer_size = auto: the link speed is unknown (set [pfc] speed)");
+				return -EINVAL;
+			}
+			err = headroom_calc(&hp, &r);
+			if (err) {
+				snprintf(why, n, "buffer_size = auto: no headroom for %u Mb/s, mtu %u (%s)",
+					 hp.speed_mbps, hp.mtu, err == -ENODATA ?
+					 "no 802.3 delays for this speed; set [pfc] speed to 10G, 25G, 40G, 50G, 100G, 200G or 400G, or size the buffers" :
+					 strerror(-err));
+				return -EINVAL;
+			}
+		}
+		need = (uint64_t)nl * r.size;
+		if (need > UINT32_MAX ||
+		    (b.total_size && need > b.total_size)) {
+			snprintf(why, n, "buffer_size = auto: %d lossless buffer%s of %llu bytes need more than the device's total_size %u",
+				 nl, nl == 1 ? "" : "s", (unsigned long long)r.size,
+				 b.total_size);
+			return -EINVAL;
+		}
+		for (i = 0; i < DCBNL_BUFFERS; i++) {
+			if (lossless & 1u << i)
+				b.buffer_size[i] = (uint32_t)r.size;
+			else if (!b.total_size)
+				continue;	/* the rest is unknown: left */
+			else if (lossy & 1u << i)
+				b.buffer_size[i] = (uint32_t)((b.total_size - need) / (uint64_t)ny);
+			else
+				b.buffer_size[i] = 0;
+		}
+	}
+	if (memcmp(b.prio2buffer, buf->prio2buffer, sizeof(b.prio2buffer)) ||
+	    memcmp(b.buffer_size, buf->buffer_size, sizeof(b.buffer_size)))
+		ret |= RD_PFC_CHANGE_BUF;
+	*buf = b;
+	return ret;
 }

@@ -12,6 +12,11 @@
  *   rocecc ... monitor
  *   rocecc [-j [-p]] latency [addr ADDR] [port PORT] [sort KEY]   (from roceccd)
  *   rocecc [-j] top [addr ADDR] [port PORT] [sort KEY] [delay SEC] [count N]
+ *   rocecc [-j [-p]] pfc show dev IF              (DCB netlink, cli_pfc.h)
+ *   rocecc pfc set dev IF [prio-pfc P:on|off,...] [delay BITS] [mbc on|off]
+ *   rocecc [-j [-p]] pfc headroom speed SPEED mtu BYTES cable LENGTH ...
+ *   rocecc [-j [-p]] buffer show dev IF
+ *   rocecc buffer set dev IF [prio-buffer P:B,...] [buffer-size B:SIZE,...]
  *   rocecc help
  *
  * Exit status: 0 success, 1 the kernel refused or something failed,
@@ -34,6 +39,7 @@
 #include "cli_flow.h"
 #include "cli_latency.h"
 #include "cli_nl.h"
+#include "cli_pfc.h"
 #include "cli_top.h"
 #include "cli_util.h"
 
@@ -81,6 +87,20 @@ static void usage(FILE *f)
 		"                                 (N frames, then exit): batch mode, frames\n"
 		"                                 one after another; -j: one JSON object per\n"
 		"                                 frame and line\n"
+		"  rocecc pfc show dev IF         IEEE PFC of a netdev over DCB netlink: pfc_cap,\n"
+		"                                 enabled priorities, mbc, delay, per-priority\n"
+		"                                 PFC requests (sent) and indications (received)\n"
+		"  rocecc pfc set dev IF [prio-pfc P:on|off[,...]] [delay BITS] [mbc on|off]\n"
+		"                                 P is 0..7 or all; delay 0..65535 bits (mlx5:\n"
+		"                                 cable length in metres)\n"
+		"  rocecc pfc headroom speed SPEED mtu BYTES cable LENGTH [peer-response NS]\n"
+		"             [prios P[,...]] [cell BYTES]\n"
+		"                                 PFC headroom (802.1Qbb model): buffer size, xoff\n"
+		"                                 and xon per lossless priority; SPEED 25G, 100G,\n"
+		"                                 ... or Mb/s; LENGTH metres (5m, 2.5)\n"
+		"  rocecc buffer show dev IF      DCB buffers: priority to buffer, sizes\n"
+		"  rocecc buffer set dev IF [prio-buffer P:B[,...]] [buffer-size B:SIZE[,...]]\n"
+		"                                 B is 0..7 (or all); SIZE bytes, or K / M (1024)\n"
 		"\n"
 		"Parameter sets: 'default' (the default without 'dev') is what devices\n"
 		"attached later start with; 'dev DEV' is an attached device's own set.\n"
@@ -156,9 +176,13 @@ static int attr_cb(const struct nlattr *a, void *data)
 	case ROCECC_A_DEV_NAME:
 		want = MNL_TYPE_NUL_STRING;
 		break;
+	case ROCECC_A_DEV_SW_DCB:
+		want = MNL_TYPE_U8;
+		break;
 	case ROCECC_A_PARAMS:
 	case ROCECC_A_STATS:
 	case ROCECC_A_FLOW:
+	case ROCECC_A_PFC:
 		want = MNL_TYPE_NESTED;
 		break;
 	default:
@@ -235,6 +259,125 @@ static void flush_json(struct cli *c)
 
 /* --- dev ---------------------------------------------------------------------- */
 
+/*
+ * The software PFC nest (ROCECC_A_PFC) of a DEV_GET reply, by name. Every
+ * value is an unsigned integer of the size the kernel sent (u8/u32/u64);
+ * unknown attributes (a newer kernel) are skipped.
+ */
+static const char *const pfc_names[ROCECC_PFC_A_MAX + 1] = {
+	[ROCECC_PFC_A_UNENFORCED] = "unenforced",
+	[ROCECC_PFC_A_PAUSE_RX] = "pause_rx",
+	[ROCECC_PFC_A_SPEED] = "speed_mbps",
+	[ROCECC_PFC_A_TX_ERRORS] = "tx_errors",
+	[ROCECC_PFC_A_UNTRACKED] = "untracked",
+};
+
+static const char *const pfc_prio_names[ROCECC_PFC_PRIO_A_MAX + 1] = {
+	[ROCECC_PFC_PRIO_A_PRIO] = "prio",
+	[ROCECC_PFC_PRIO_A_EN] = "pfc",
+	[ROCECC_PFC_PRIO_A_BUFFER] = "buffer",
+	[ROCECC_PFC_PRIO_A_INDICATIONS] = "indications",
+	[ROCECC_PFC_PRIO_A_REQUESTS] = "requests",
+	[ROCECC_PFC_PRIO_A_OCC] = "occupancy",
+	[ROCECC_PFC_PRIO_A_OCC_MAX] = "occupancy_max",
+	[ROCECC_PFC_PRIO_A_XOFF] = "xoff",
+	[ROCECC_PFC_PRIO_A_XON] = "xon",
+	[ROCECC_PFC_PRIO_A_PAUSED] = "pausing_peer",
+	[ROCECC_PFC_PRIO_A_TX_PAUSED] = "tx_paused",
+	[ROCECC_PFC_PRIO_A_TX_PAUSE_NS] = "tx_pause_ns",
+	[ROCECC_PFC_PRIO_A_TX_PAUSES] = "tx_pauses",
+	[ROCECC_PFC_PRIO_A_TX_PACKETS] = "tx_packets",
+	[ROCECC_PFC_PRIO_A_TX_BYTES] = "tx_bytes",
+	[ROCECC_PFC_PRIO_A_TX_BACKLOG] = "tx_backlog",
+};
+
+/* An unsigned attribute of any width, or false. */
+static bool attr_uint(const struct nlattr *a, uint64_t *v)
+{
+	switch (mnl_attr_get_payload_len(a)) {
+	case 1:
+		*v = mnl_attr_get_u8(a);
+		return true;
+	case 4:
+		*v = mnl_attr_get_u32(a);
+		return true;
+	case 8:
+		*v = mnl_attr_get_u64(a);
+		return true;
+	}
+	return false;
+}
+
+/* One nest's named values into a JSON object, or as "name value" text. */
+static void pfc_values(const struct nlattr *nest, const char *const *names,
+		       unsigned int max, json_object *o, bool text)
+{
+	const struct nlattr *a;
+	unsigned int t;
+	uint64_t v;
+
+	mnl_attr_for_each_nested(a, nest) {
+		t = mnl_attr_get_type(a);
+		if (t > max || !names[t] || !attr_uint(a, &v))
+			continue;
+		if (o)
+			json_object_object_add(o, names[t],
+					       json_object_new_uint64(v));
+		if (text)
+			printf(" %s %llu", names[t], (unsigned long long)v);
+	}
+}
+
+/*
+ * ROCECC_A_PFC: as "pfc" in JSON; as text (with -s) one line for the
+ * device and one per priority that has PFC or has seen a frame.
+ */
+static void dev_show_pfc(const struct nlattr *nest, json_object *o)
+{
+	json_object *pfc = o ? json_object_new_object() : NULL;
+	json_object *prios = o ? json_object_new_array() : NULL;
+	const struct nlattr *a, *b;
+	uint64_t v;
+	bool show;
+
+	if (!o)
+		printf("    pfc:");
+	pfc_values(nest, pfc_names, ROCECC_PFC_A_MAX, pfc, !o);
+	if (!o)
+		putchar('\n');
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) != ROCECC_PFC_A_PRIO)
+			continue;
+		if (o) {
+			json_object *e = json_object_new_object();
+
+			pfc_values(a, pfc_prio_names, ROCECC_PFC_PRIO_A_MAX, e,
+				   false);
+			json_object_array_add(prios, e);
+			continue;
+		}
+		show = false;
+		mnl_attr_for_each_nested(b, a) {
+			unsigned int t = mnl_attr_get_type(b);
+
+			if ((t == ROCECC_PFC_PRIO_A_EN ||
+			     t == ROCECC_PFC_PRIO_A_INDICATIONS ||
+			     t == ROCECC_PFC_PRIO_A_REQUESTS) &&
+			    attr_uint(b, &v) && v)
+				show = true;
+		}
+		if (!show)
+			continue;
+		printf("     ");
+		pfc_values(a, pfc_prio_names, ROCECC_PFC_PRIO_A_MAX, NULL, true);
+		putchar('\n');
+	}
+	if (o) {
+		json_object_object_add(pfc, "prio", prios);
+		json_object_object_add(o, "pfc", pfc);
+	}
+}
+
 static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct cli *c = data;
@@ -265,6 +408,11 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 				       json_object_new_int64(attr_ifindex(&at)));
 		json_object_object_add(o, "dev",
 				       json_object_new_string(attr_name(&at)));
+		if (at.tb[ROCECC_A_DEV_SW_DCB])
+			json_object_object_add(o, "sw_dcb",
+					       json_object_new_boolean(mnl_attr_get_u8(at.tb[ROCECC_A_DEV_SW_DCB])));
+		if (at.tb[ROCECC_A_PFC])
+			dev_show_pfc(at.tb[ROCECC_A_PFC], o);
 		if (c->stats) {
 			json_object *s = json_object_new_object();
 
@@ -296,6 +444,8 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 		}
 		if (n)
 			putchar('\n');
+		if (at.tb[ROCECC_A_PFC])
+			dev_show_pfc(at.tb[ROCECC_A_PFC], NULL);
 	}
 	return MNL_CB_OK;
 }
@@ -701,6 +851,14 @@ int main(int argc, char **argv)
 
 		signal(SIGPIPE, SIG_DFL);
 		return cli_top(&to, argc - 2, argv + 2);
+	}
+	if (cli_matches(argv[1], "pfc") || cli_matches(argv[1], "buffer")) {
+		struct cli_pfc_opts po = { .json = c.json, .pretty = c.pretty };
+
+		signal(SIGPIPE, SIG_DFL);
+		if (argv[1][0] == 'p')
+			return cli_pfc(&po, argc - 2, argv + 2);
+		return cli_buffer(&po, argc - 2, argv + 2);
 	}
 	if (cli_matches(argv[1], "dev"))
 		fn = do_dev;

@@ -444,6 +444,8 @@ static void rd_poll(struct rd *rd)
 			}
 			nd->seen = true;
 			rd_mod_sync(rd, nd);
+			rd_dcb_sync(rd, nd);
+			rd_pfcwd_poll(rd, nd);
 		}
 		rd_learn_qps(rd, &devs[i], ports, nports);
 		free(ports);
@@ -740,7 +742,7 @@ static void rd_strag_round(struct rd *rd, uint64_t now)
 	struct rd_snap snap;
 	struct strag_item *it = NULL;
 	uint64_t *gkeys = NULL;
-	__u64 *delta = NULL;
+	__u64 *delta = NULL, *tail = NULL;
 	size_t i, o, nadd = 0;
 	int ret;
 
@@ -774,6 +776,13 @@ static void rd_strag_round(struct rd *rd, uint64_t now)
 	delta = malloc(sizeof(__u64) * FLOWMON_HIST_BUCKETS);
 	if (!it || !gkeys || !delta)
 		goto out;
+	/*
+	 * The PFC buffer tuner's latency input: per netdev, the windowed
+	 * histograms of all its flows summed (flowmon does not know a flow's
+	 * DSCP, hence its priority).
+	 */
+	if (rd->conf.pfc_tune != RD_PFCTUNE_OFF && rd->nnds)
+		tail = calloc(rd->nnds * FLOWMON_HIST_BUCKETS, sizeof(__u64));
 	for (i = 0; i < snap.n; i++) {
 		struct rd_fstate *st = rd_fstate_find(rd, &snap.v[i].key);
 		uint64_t ns = 0;
@@ -782,6 +791,19 @@ static void rd_strag_round(struct rd *rd, uint64_t now)
 		st->win_samples = strag_win_delta(&st->win, snap.f[i].mct.bucket,
 						  now, rd->conf.window_ms, delta);
 		st->win_p99_ns = rd_hist_percentile(delta, 990000, &ns) ? ns : 0;
+		if (tail) {
+			struct rd_netdev *tnd = rd_netdev_find(rd,
+							       snap.v[i].key.ifindex);
+			size_t b;
+
+			if (tnd) {
+				__u64 *acc = &tail[(size_t)(tnd - rd->nds) *
+						   FLOWMON_HIST_BUCKETS];
+
+				for (b = 0; b < FLOWMON_HIST_BUCKETS; b++)
+					acc[b] += delta[b];
+			}
+		}
 		rd_rank_groups(rd, &snap.v[i], gkeys, 0, st->groups,
 			       sizeof(st->groups));
 		it[i].p99_ns = st->win_p99_ns;
@@ -791,6 +813,20 @@ static void rd_strag_round(struct rd *rd, uint64_t now)
 						&gkeys[i * RD_MAX_GROUPS],
 						RD_MAX_GROUPS);
 		it[i].was_straggler = st->straggler;
+	}
+	for (i = 0; i < rd->nnds; i++) {
+		struct rd_netdev *tnd = &rd->nds[i];
+		uint64_t ns = 0;
+
+		tnd->tail_ns = tnd->tail_samples = 0;
+		if (!tail)
+			continue;
+		tnd->tail_samples = rd_hist_count(&tail[i * FLOWMON_HIST_BUCKETS]);
+		if (tnd->tail_samples &&
+		    rd_hist_percentile(&tail[i * FLOWMON_HIST_BUCKETS], 999000, &ns))
+			tnd->tail_ns = ns;
+		else
+			tnd->tail_samples = 0;
 	}
 	ret = strag_eval(it, snap.n, &sc);
 	if (ret < 0) {
@@ -848,6 +884,7 @@ out:
 	free(it);
 	free(gkeys);
 	free(delta);
+	free(tail);
 	rd_snap_free(&snap);
 }
 
@@ -1525,7 +1562,9 @@ static void usage(FILE *f)
 		"\n"
 		"Per-flow RoCE telemetry: attaches bpf/flowmon to every RoCE netdev,\n"
 		"names flows 'comm[pid] lqpn -> peer:rqpn' from RDMA netlink, flags\n"
-		"stragglers, attaches rocecc.ko if configured to, and serves /metrics\n"
+		"stragglers, attaches rocecc.ko if configured to, applies [pfc] (PFC and\n"
+		"DCB buffers over DCB netlink; PFC storm watchdog, buffer tuner), and\n"
+		"serves /metrics\n"
 		"(Prometheus), /flows, /flows.json, /events.json and /config over HTTP.\n"
 		"\n"
 		"  -c, --config FILE        configuration file (default %s,\n"
@@ -1547,7 +1586,7 @@ static void usage(FILE *f)
 		"      --pidfile FILE       write the daemon's pid to FILE\n"
 		"  -h, --help\n"
 		"\n"
-		"Needs root (BPF, TC, RDMA netlink). SIGHUP: reload the configuration\n"
+		"Needs root (BPF, TC, RDMA and DCB netlink). SIGHUP: reload the configuration\n"
 		"(a bad file is refused and changes nothing). SIGTERM/SIGINT: detach\n"
 		"what it attached and exit.\n"
 		"Exit status: 0 ok, 1 failure or bad configuration, 2 bad command line.\n",
@@ -1698,6 +1737,7 @@ out_skel:
 		unlink(rd->pidfile);
 	pthread_mutex_lock(&rd->lock);
 	for (i = 0; i < rd->nnds; i++) {
+		rd_pfcwd_release(rd, &rd->nds[i]);
 		rd_mod_release(rd, &rd->nds[i]);
 		rd_detach(&rd->nds[i]);
 	}
@@ -1708,6 +1748,7 @@ out_nl:
 out_free:
 	if (rd->mod_open)
 		rnl_close(&rd->mod);
+	rd_dcb_close(rd);
 	if (rd->have_rmap)
 		rankmap_free(&rd->rmap);
 	free(rd->qps);

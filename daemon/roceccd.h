@@ -2,8 +2,9 @@
 /*
  * roceccd's state, and what its files share: roceccd.c (discovery, the
  * flow table's snapshots, groups and stragglers, HTTP, configuration,
- * main), rd_tc.c (TC attachment, root qdisc), rd_module.c (rocecc.ko) and
- * rd_prom.c (/metrics).
+ * main), rd_tc.c (TC attachment, root qdisc), rd_module.c (rocecc.ko),
+ * rd_dcb.c (PFC and buffers over DCB netlink), rd_pfcwd.c (PFC storm
+ * watchdog and closed-loop buffer tuner) and rd_prom.c (/metrics).
  */
 #ifndef _ROCECC_ROCECCD_H
 #define _ROCECC_ROCECCD_H
@@ -18,6 +19,9 @@
 
 #include "../bpf/flowmon.h"
 #include "cli_nl.h"
+#include "dcbnl.h"
+#include "pfctune.h"
+#include "pfcwd.h"
 #include "rankmap.h"
 #include "rdconf.h"
 #include "rdma_nl.h"
@@ -46,10 +50,59 @@ struct rd_netdev {
 	bool created_qdisc;	/* we made its clsact */
 	bool seen;
 	bool mod_attached;	/* we attached rocecc.ko to it */
-	bool created_fq;	/* we made fq its root qdisc, for rocecc.ko */
+	bool created_fq;	/* we made its root qdisc (fq or rocecc), for rocecc.ko */
 	unsigned int mod_gen;	/* rd.conf_gen its module parameters follow */
 	unsigned int mod_err_gen;	/* rd.conf_gen of the last error logged */
 	int rank_host;		/* this host in the rank map, or -1 */
+	/* DCB (rd_dcb.c) */
+	unsigned int pfc_gen;	/* rd.conf_gen [pfc] was applied for, 0: not
+				 * yet */
+	bool pfc_nodcb;		/* the netdev has no DCB: logged */
+	bool pfc_errlogged;	/* a read error was logged */
+	bool pfc_ok;		/* the last apply worked: pfc_ref is valid */
+	struct dcbnl_ieee pfc_ref;	/* read back after that apply */
+	bool dcb_have;		/* dcb holds this poll's reading */
+	struct dcbnl_ieee dcb;	/* PFC and buffers as last read */
+	/* PFC storm watchdog (rd_pfcwd.c) */
+	struct pfcwd_prio wd[DCBNL_PRIOS];
+	uint8_t wd_active;	/* priorities with a watchdog running */
+	uint8_t wd_disabled;	/* priorities whose PFC the watchdog turned
+				 * off: rd_dcb.c leaves them off */
+	uint8_t wd_tx;		/* transmit side logged as 1 absent, 2 there */
+	/* p99.9 message completion of the netdev's flows over the
+	 * straggler window (roceccd.c), for the tuner; 0: none */
+	uint64_t tail_ns, tail_samples;
+	/* closed-loop buffer tuner (rd_pfcwd.c) */
+	struct pfctune_state tune[DCBNL_BUFFERS];
+	uint8_t tune_bufs;	/* buffers it tunes (last round) */
+	bool tune_have;		/* tune_size is the tuner's target */
+	uint32_t tune_size[DCBNL_BUFFERS];	/* as read back after its
+						 * last change */
+	uint8_t tune_p2b[DCBNL_PRIOS];	/* the prio2buffer it was for */
+	uint64_t tune_last_ns;	/* end of the last round; 0: no baseline */
+	uint64_t tune_req[DCBNL_PRIOS], tune_ind[DCBNL_PRIOS];
+	bool tune_have_mod;	/* the module's counters below are a baseline */
+	uint64_t tune_cnp_sent, tune_ce, tune_cnp_handled;
+	bool tune_errlogged;
+	uint64_t tune_changes[DCBNL_BUFFERS][2];	/* up, down */
+	uint64_t tune_proposals[DCBNL_BUFFERS];
+	uint32_t tune_proposed[DCBNL_BUFFERS];	/* last dry-run proposal */
+};
+
+/* What rd_mod_pfc_get() reads of rocecc.ko for a netdev */
+struct rd_mod_pfc_prio {
+	bool have;
+	uint64_t indications, requests;
+	bool have_tx_paused, have_tx_pause_ns, have_tx_packets, have_tx_bytes;
+	bool tx_paused;
+	uint64_t tx_pause_ns, tx_packets, tx_bytes;
+};
+
+struct rd_mod_pfc {
+	bool have_stats;	/* per-device counters (all three) */
+	uint64_t cnp_sent, ce_marked, cnp_handled;
+	bool have_pfc;		/* the PFC nest (software DCB) */
+	struct rd_mod_pfc_prio prio[DCBNL_PRIOS];
 };
 
 /*
@@ -76,7 +129,7 @@ struct rd_event {
 	uint64_t seq;
 	struct timespec when;	/* CLOCK_REALTIME */
 	char type[24];
-	char text[320];		/* JSON object members, already encoded */
+	char text[640];		/* JSON object members, already encoded */
 };
 
 #define RD_EVENTS	256	/* power of two */
@@ -116,6 +169,9 @@ struct rd {
 	uint64_t reloads, reload_errors;
 	uint64_t straggler_flagged;
 	uint64_t mod_errors;
+	struct dcbnl *dcb;	/* DCB netlink, NULL until opened */
+	bool dcb_open_logged;
+	uint64_t pfc_changes, pfc_errors;
 };
 
 struct rd_flow_view {
@@ -173,6 +229,7 @@ void rd_group_label(uint64_t key, const struct rd_flow_view *v, char *buf,
 /* rd_tc.c */
 int rd_root_kind(uint32_t ifindex, char *kind, size_t n);
 int rd_root_fq(uint32_t ifindex, bool add);
+int rd_root_rocecc(uint32_t ifindex);
 int rd_attach(struct rd *rd, struct rd_netdev *nd);
 void rd_detach(struct rd_netdev *nd);
 
@@ -180,6 +237,25 @@ void rd_detach(struct rd_netdev *nd);
 void rd_mod_sync(struct rd *rd, struct rd_netdev *nd);
 void rd_mod_release(struct rd *rd, struct rd_netdev *nd);
 void rd_mod_metrics(struct rd *rd, FILE *f);
+/* DEV_GET of @nd: counters and PFC nest into @out. 0 or -errno. */
+int rd_mod_pfc_get(struct rd *rd, const struct rd_netdev *nd,
+		   struct rd_mod_pfc *out);
+
+/* rd_dcb.c */
+void rd_dcb_sync(struct rd *rd, struct rd_netdev *nd);
+void rd_dcb_metrics(struct rd *rd, FILE *f);
+void rd_dcb_close(struct rd *rd);
+bool rd_dcb_ready(struct rd *rd);
+unsigned int rd_sysfs_uint(const char *dev, const char *attr);
+
+/* rd_pfcwd.c */
+void rd_pfcwd_poll(struct rd *rd, struct rd_netdev *nd);
+void rd_pfcwd_metrics(struct rd *rd, FILE *f);
+/* On exit: PFC back on the priorities the watchdog holds off */
+void rd_pfcwd_release(struct rd *rd, struct rd_netdev *nd);
+/* The tuner's buffer sizes onto @b, if it holds @nd's (rd_dcb.c's apply) */
+bool rd_pfctune_target(const struct rd *rd, struct rd_netdev *nd,
+		       struct dcbnl_buffer *b);
 
 /* rd_prom.c */
 extern const struct rd_counter rd_counters[];

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "headroom.h"
 #include "rdconf.h"
 #include "roceccd_fmt.h"
 #include "tap.h"
@@ -443,11 +444,11 @@ static void test_errors(void)
 		  "t.conf:2: [rankmap] host: '' is not a host name (1 to 255 of [A-Za-z0-9._:-])" },
 		/* structure */
 		{ "[daemon]\nport = 1\n\n[foo]\nbar = 1\n",
-		  "t.conf:4: unknown section [foo] (known: daemon, module, straggler, rankmap)" },
+		  "t.conf:4: unknown section [foo] (known: daemon, module, straggler, rankmap, pfc)" },
 		{ "[daemon]\n[Daemon]\n",
-		  "t.conf:2: unknown section [Daemon] (known: daemon, module, straggler, rankmap)" },
+		  "t.conf:2: unknown section [Daemon] (known: daemon, module, straggler, rankmap, pfc)" },
 		{ "[ daemon ]\nport = 1\n",
-		  "t.conf:1: unknown section [ daemon ] (known: daemon, module, straggler, rankmap)" },
+		  "t.conf:1: unknown section [ daemon ] (known: daemon, module, straggler, rankmap, pfc)" },
 		{ "[daemon]\nprot = 1\n",
 		  "t.conf:2: [daemon] prot: unknown key (known: listen, port, interval, linger, buckets_per_octave, log_level, pin_dir)" },
 		{ "[straggler]\nfactr = 1\n",
@@ -461,7 +462,7 @@ static void test_errors(void)
 		{ "[daemon]\nrp_ai_rate = 1\n",
 		  "t.conf:2: [daemon] rp_ai_rate: unknown key (known: listen, port, interval, linger, buckets_per_octave, log_level, pin_dir)" },
 		{ "# no section yet\nport = 1\n",
-		  "t.conf:2: key 'port' outside of a section (known: daemon, module, straggler, rankmap)" },
+		  "t.conf:2: key 'port' outside of a section (known: daemon, module, straggler, rankmap, pfc)" },
 		{ "[daemon]\nport = 1\n  listen = ::\n",
 		  "t.conf:3: indented line (inih would read it as a continuation of the previous value)" },
 		{ "[daemon]\n\tport = 1\n",
@@ -666,7 +667,7 @@ static void test_set(void)
 	       -EINVAL, "rd_conf_set without a message buffer");
 	tap_eq(rd_conf_set(&c, "-o", "nope", "port", "1", err, sizeof(err)),
 	       -EINVAL, "rd_conf_set unknown section");
-	str_eq(err, "-o: unknown section [nope] (known: daemon, module, straggler, rankmap)",
+	str_eq(err, "-o: unknown section [nope] (known: daemon, module, straggler, rankmap, pfc)",
 	       "  message");
 	tap_eq(rd_conf_set(&c, "-o", "rankmap", "port", "1", err, sizeof(err)),
 	       -EINVAL, "rd_conf_set unknown key");
@@ -789,7 +790,7 @@ static void test_example_uncommented(void)
 					sizeof(err)), 0,
 		    "example uncommented (%u keys) loads", keys))
 		tap_diag("%s", err);
-	tap_eq(keys, 18 + ROCECC_PARAM_MAX,
+	tap_eq(keys, 18 + 9 + 16 + ROCECC_PARAM_MAX,
 	       "example: every key and every parameter is shown");
 	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
 		nset += c.param_set[id];
@@ -808,8 +809,358 @@ static void test_example_uncommented(void)
 	memcpy(d.param_set, c.param_set, sizeof(d.param_set));
 	memcpy(d.param, c.param, sizeof(d.param));
 	strcpy(d.local_host, c.local_host);
+	/* [pfc] keys without a default, shown with an example value */
+	d.pfc_prio_set = c.pfc_prio_set;
+	d.pfc_en = c.pfc_en;
+	d.pfc_delay = c.pfc_delay;
+	d.pfc_mbc = c.pfc_mbc;
+	d.pfc_p2b_mask = c.pfc_p2b_mask;
+	memcpy(d.pfc_p2b, c.pfc_p2b, sizeof(d.pfc_p2b));
+	d.pfc_size_auto = c.pfc_size_auto;
 	tap_ok(rd_conf_equal(&c, &d), "example: shown values are the defaults");
+	tap_ok(c.pfc_prio_set && c.pfc_en == 0x08 && c.pfc_size_auto &&
+	       c.pfc_p2b_mask == 0xff && c.pfc_p2b[3] == 1 && c.pfc_p2b[0] == 0,
+	       "example: [pfc] examples priorities 3, prio2buffer all:0,3:1, auto");
+
 	free(out);
+}
+
+static void test_pfcwd_conf(void);
+
+static void test_pfc(void)
+{
+	struct rd_conf c;
+	char err[ERRLEN], *text;
+
+	rd_conf_defaults(&c);
+	tap_ok(!rd_conf_pfc_wanted(&c), "pfc: nothing wanted by default");
+	tap_ok(c.pfc_delay == -1 && c.pfc_mbc == -1 && !c.pfc_prio_set &&
+	       c.pfc_cable_m == 7 && !c.pfc_speed_mbps && !c.pfc_mtu &&
+	       !c.pfc_size_auto && !c.pfc_size_mask && !c.pfc_p2b_mask &&
+	       !c.pfc_devices[0], "pfc: defaults");
+	text = print_str(&c);
+	tap_ok(strstr(text, "\n[pfc]\ndevices = all\n#priorities = 3 ; not set: left as the device has them\n#delay = 0 ; not set\n#mbc = no ; not set\n#prio2buffer = 0:0 ; not set\n#buffer_size = auto ; not set\ncable_length = 7\nspeed = auto\nmtu = auto\n") != NULL,
+	       "print: [pfc] of the defaults");
+	free(text);
+
+	if (expect_ok("[pfc]\ndevices = eth1, eth2\npriorities = 4,3\ndelay = 65535\nmbc = on\n"
+		      "prio2buffer = all:0,3:1,4:2\nbuffer_size = 0:256K,1:1M,2:1000\n"
+		      "cable_length = 2.5m\nspeed = 100G\nmtu = 9216\n",
+		      "pfc: a section with every key loads")) {
+		const struct rd_conf *l = &loaded;
+
+		str_eq(l->pfc_devices, "eth1 eth2", "pfc: devices");
+		tap_ok(l->pfc_prio_set && l->pfc_en == 0x18, "pfc: priorities 4,3");
+		tap_eq(l->pfc_delay, 65535, "pfc: delay");
+		tap_eq(l->pfc_mbc, 1, "pfc: mbc on");
+		tap_ok(l->pfc_p2b_mask == 0xff && l->pfc_p2b[3] == 1 &&
+		       l->pfc_p2b[4] == 2 && l->pfc_p2b[7] == 0, "pfc: prio2buffer");
+		tap_ok(!l->pfc_size_auto && l->pfc_size_mask == 0x07 &&
+		       l->pfc_size[0] == 262144 && l->pfc_size[1] == 1048576 &&
+		       l->pfc_size[2] == 1000, "pfc: buffer_size");
+		tap_ok(l->pfc_cable_m == 2.5, "pfc: cable_length 2.5m");
+		tap_eq(l->pfc_speed_mbps, 100000, "pfc: speed 100G");
+		tap_eq(l->pfc_mtu, 9216, "pfc: mtu");
+		tap_ok(rd_conf_pfc_wanted(l), "pfc: wanted");
+		round_trip(l, "of a full [pfc]");
+		text = print_str(l);
+		tap_ok(strstr(text, "\npriorities = 3,4\ndelay = 65535\nmbc = yes\nprio2buffer = 0:0,1:0,2:0,3:1,4:2,5:0,6:0,7:0\nbuffer_size = 0:256K,1:1M,2:1000\ncable_length = 2.5\nspeed = 100000\nmtu = 9216\n") != NULL,
+		       "print: a full [pfc]");
+		free(text);
+	}
+	if (expect_ok("[pfc]\npriorities = none\nprio2buffer = 5:7\n", "pfc: none, one pair")) {
+		tap_ok(loaded.pfc_prio_set && !loaded.pfc_en, "pfc: priorities none");
+		tap_ok(loaded.pfc_p2b_mask == 0x20 && loaded.pfc_p2b[5] == 7,
+		       "pfc: prio2buffer 5:7 only");
+		round_trip(&loaded, "of priorities none");
+	}
+	if (expect_ok("[pfc]\npriorities = 3\nbuffer_size = auto\n", "pfc: auto"))
+		round_trip(&loaded, "of buffer_size auto");
+
+	expect_err("[pfc]\npriorities = 3,9\n",
+		   "t.conf:2: [pfc] priorities: '3,9' has '9': priority must be 0..7 (a list like 3,4, or none)");
+	expect_err("[pfc]\npriorities = 3 4\n",
+		   "t.conf:2: [pfc] priorities: '3 4' has '3 4': priority must be 0..7 (a list like 3,4, or none)");
+	expect_err("[pfc]\ndelay = 65536\n",
+		   "t.conf:2: [pfc] delay: '65536' is not an integer from 0 to 65535 (bits)");
+	expect_err("[pfc]\nmbc = maybe\n",
+		   "t.conf:2: [pfc] mbc: 'maybe' is not yes, no, true, false, on, off, 1 or 0");
+	expect_err("[pfc]\nprio2buffer = 3:8\n",
+		   "t.conf:2: [pfc] prio2buffer: '3:8' has '3:8': buffer must be 0..7 (PRIO:BUFFER pairs like 0:0,3:1)");
+	expect_err("[pfc]\n\nbuffer_size = 0:4G\n",
+		   "t.conf:3: [pfc] buffer_size: '0:4G' has '0:4G': size must be bytes, or with K or M (1024-based) (auto, or BUFFER:SIZE pairs like 0:256K,1:128K)");
+	expect_err("[pfc]\nbuffer_size = 9:1K\n",
+		   "t.conf:2: [pfc] buffer_size: '9:1K' has '9:1K': buffer must be 0..7 (auto, or BUFFER:SIZE pairs like 0:256K,1:128K)");
+	expect_err("[pfc]\ncable_length = -1\n",
+		   "t.conf:2: [pfc] cable_length: '-1' is not a length in metres from 0 to 10000 (5, 5m, 2.5m)");
+	expect_err("[pfc]\nspeed = 3T\n",
+		   "t.conf:2: [pfc] speed: '3T' is not a link speed (auto, 25G, 100G, or Mb/s up to 1600000)");
+	expect_err("[pfc]\nmtu = 63\n",
+		   "t.conf:2: [pfc] mtu: '63' is not auto or a frame size from 64 to 16384 bytes");
+	expect_err("[pfc]\ndevices = eth0,eth0\n",
+		   "t.conf:2: [pfc] devices: 'eth0,eth0' lists 'eth0' twice");
+	expect_err("[pfc]\npfc_en = 3\n",
+		   "t.conf:2: [pfc] pfc_en: unknown key (known: devices, priorities, delay, mbc, prio2buffer, buffer_size, cable_length, speed, mtu, watchdog, detection_time, restoration_time, action, tune, target_latency, tune_interval, tune_min_size, tune_max_step, tune_up_pct, tune_down_pct, tune_hold_up, tune_hold_down, tune_min_change, tune_pause_hi, tune_ecn_lo)");
+	expect_err("[pfc]\ndelay = 1\ndelay = 2\n",
+		   "t.conf:3: [pfc] delay: set twice (first on line 2)");
+
+	/* cross checks */
+	rd_conf_defaults(&c);
+	c.pfc_size_auto = true;
+	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
+	       "check: buffer_size auto without priorities");
+	str_eq(err, "t.conf: [pfc] buffer_size: auto sizes the buffers of the PFC priorities, but [pfc] priorities is not set",
+	       "  message");
+	c.pfc_prio_set = true;
+	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
+	       "check: buffer_size auto with priorities none");
+	str_eq(err, "t.conf: [pfc] buffer_size: auto sizes the buffers of the PFC priorities, but [pfc] priorities is none",
+	       "  message");
+	c.pfc_en = 0x08;
+	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), 0,
+	       "check: buffer_size auto with priorities 3");
+
+	tap_eq(rd_conf_set(&c, "--pfc", "pfc", "priorities", "8", err, sizeof(err)),
+	       -EINVAL, "rd_conf_set [pfc] priorities 8");
+	str_eq(err, "--pfc: [pfc] priorities: '8' has '8': priority must be 0..7 (a list like 3,4, or none)",
+	       "  message");
+
+	test_pfcwd_conf();
+
+	tap_ok(rd_conf_dev_selected("", "eth0"), "selected: all");
+	tap_ok(rd_conf_dev_selected("eth1 eth0", "eth0"), "selected: in list");
+	tap_ok(!rd_conf_dev_selected("eth1 eth00", "eth0"), "selected: not a prefix");
+}
+
+/* [pfc] watchdog and tuner keys */
+static void test_pfcwd_conf(void)
+{
+	struct rd_conf c;
+	char err[ERRLEN], *text;
+
+	rd_conf_defaults(&c);
+	tap_ok(c.pfc_wd == -1 && c.pfc_wd_detect_ms == 200 &&
+	       c.pfc_wd_restore_ms == 400 && c.pfc_wd_action == RD_PFCWD_ALERT &&
+	       c.pfc_tune == RD_PFCTUNE_OFF && c.pfc_tune_lat_us == 1000 &&
+	       c.pfc_tune_ivl_ms == 2000 && c.pfc_tune_up_pct == 25 &&
+	       c.pfc_tune_down_pct == 10 && c.pfc_tune_hold_up == 3 &&
+	       c.pfc_tune_hold_down == 10 && c.pfc_tune_min_change_ms == 30000 &&
+	       c.pfc_tune_pause_hi == 50 && c.pfc_tune_ecn_lo == 100 &&
+	       !c.pfc_tune_min_size && !c.pfc_tune_max_step,
+	       "pfcwd: defaults");
+	tap_ok(!rd_conf_pfcwd_on(&c), "pfcwd: auto without priorities: off");
+	c.pfc_prio_set = true;
+	tap_ok(!rd_conf_pfcwd_on(&c), "pfcwd: auto with priorities none: off");
+	c.pfc_en = 0x08;
+	tap_ok(rd_conf_pfcwd_on(&c), "pfcwd: auto with priorities 3: on");
+	c.pfc_wd = 0;
+	tap_ok(!rd_conf_pfcwd_on(&c), "pfcwd: off wins");
+	rd_conf_defaults(&c);
+	c.pfc_wd = 1;
+	tap_ok(rd_conf_pfcwd_on(&c), "pfcwd: on without priorities: on (watches pfc_en as read)");
+	text = print_str(&c);
+	tap_ok(strstr(text, "\nwatchdog = on\ndetection_time = 200ms\nrestoration_time = 400ms\naction = alert\ntune = off\ntarget_latency = 1ms\ntune_interval = 2s\ntune_min_size = 0\ntune_max_step = 0\ntune_up_pct = 25\ntune_down_pct = 10\ntune_hold_up = 3\ntune_hold_down = 10\ntune_min_change = 30s\ntune_pause_hi = 50\ntune_ecn_lo = 100\n") != NULL,
+	       "print: watchdog and tuner keys");
+	free(text);
+
+	if (expect_ok("[pfc]\npriorities = 3\nwatchdog = off\ndetection_time = 100ms\n"
+		      "restoration_time = 2s\naction = disable\ntune = dry-run\n"
+		      "target_latency = 250us\ntune_interval = 5s\ntune_min_size = 64K\n"
+		      "tune_max_step = 1M\ntune_up_pct = 50\ntune_down_pct = 5\n"
+		      "tune_hold_up = 2\ntune_hold_down = 20\ntune_min_change = 60s\n"
+		      "tune_pause_hi = 0\ntune_ecn_lo = 1000\n",
+		      "pfcwd: every watchdog and tuner key loads")) {
+		struct rd_conf *l = &loaded;
+
+		tap_ok(l->pfc_wd == 0 && !rd_conf_pfcwd_on(l), "pfcwd: watchdog off");
+		tap_ok(l->pfc_wd_detect_ms == 100 && l->pfc_wd_restore_ms == 2000,
+		       "pfcwd: detection and restoration time");
+		tap_eq(l->pfc_wd_action, RD_PFCWD_DISABLE, "pfcwd: action disable");
+		tap_eq(l->pfc_tune, RD_PFCTUNE_DRY_RUN, "pfctune: dry-run");
+		tap_ok(l->pfc_tune_lat_us == 250 && l->pfc_tune_ivl_ms == 5000,
+		       "pfctune: target latency 250us, interval 5s");
+		tap_ok(l->pfc_tune_min_size == 65536 &&
+		       l->pfc_tune_max_step == 1048576, "pfctune: sizes");
+		tap_ok(l->pfc_tune_up_pct == 50 && l->pfc_tune_down_pct == 5 &&
+		       l->pfc_tune_hold_up == 2 && l->pfc_tune_hold_down == 20,
+		       "pfctune: steps and holds");
+		tap_ok(l->pfc_tune_min_change_ms == 60000 &&
+		       l->pfc_tune_pause_hi == 0 && l->pfc_tune_ecn_lo == 1000,
+		       "pfctune: rate limit and thresholds");
+		round_trip(l, "of the watchdog and tuner keys");
+		text = print_str(l);
+		tap_ok(strstr(text, "\ntarget_latency = 250us\n") != NULL,
+		       "print: target_latency 250us");
+		free(text);
+	}
+	if (expect_ok("[pfc]\npriorities = 3\ntune = on\nwatchdog = auto\ntarget_latency = none\n",
+		      "pfctune: on, latency none"))
+		tap_ok(loaded.pfc_tune == RD_PFCTUNE_ON && loaded.pfc_wd == -1 &&
+		       !loaded.pfc_tune_lat_us, "pfctune: on, watchdog auto, no target");
+	if (expect_ok("[pfc]\ntarget_latency = 2s\n", "pfctune: latency 2s"))
+		round_trip(&loaded, "of target_latency 2s");
+
+	expect_err("[pfc]\nwatchdog = maybe\n",
+		   "t.conf:2: [pfc] watchdog: 'maybe' is not on, off or auto (on when priorities are set)");
+	expect_err("[pfc]\ndetection_time = 0\n",
+		   "t.conf:2: [pfc] detection_time: '0' is out of range (1ms to 1 day)");
+	expect_err("[pfc]\nrestoration_time = soon\n",
+		   "t.conf:2: [pfc] restoration_time: 'soon' is not a time (seconds, or with a unit: 250ms, 2s)");
+	expect_err("[pfc]\naction = drop\n",
+		   "t.conf:2: [pfc] action: 'drop' is not alert or disable");
+	expect_err("[pfc]\ntune = dryrun\n",
+		   "t.conf:2: [pfc] tune: 'dryrun' is not off, on or dry-run");
+	expect_err("[pfc]\ntarget_latency = 5\n",
+		   "t.conf:2: [pfc] target_latency: '5' is not a latency from 1us to 60s with a unit (500us, 2ms, 1s), or none");
+	expect_err("[pfc]\ntarget_latency = 0us\n",
+		   "t.conf:2: [pfc] target_latency: '0us' is not a latency from 1us to 60s with a unit (500us, 2ms, 1s), or none");
+	expect_err("[pfc]\ntarget_latency = 61s\n",
+		   "t.conf:2: [pfc] target_latency: '61s' is not a latency from 1us to 60s with a unit (500us, 2ms, 1s), or none");
+	expect_err("[pfc]\ntune_down_pct = 100\n",
+		   "t.conf:2: [pfc] tune_down_pct: '100' is not an integer from 1 to 99 (%)");
+	expect_err("[pfc]\ntune_up_pct = 0\n",
+		   "t.conf:2: [pfc] tune_up_pct: '0' is not an integer from 1 to 1000 (%)");
+	expect_err("[pfc]\ntune_hold_up = 1001\n",
+		   "t.conf:2: [pfc] tune_hold_up: '1001' is not an integer from 1 to 1000 (tune intervals)");
+	expect_err("[pfc]\ntune_max_step = -1\n",
+		   "t.conf:2: [pfc] tune_max_step: '-1' is not a size in bytes, or with K or M (1024-based); 0: unbounded");
+	expect_err("[pfc]\ntune_ecn_lo = 1e3\n",
+		   "t.conf:2: [pfc] tune_ecn_lo: '1e3' is not a rate per second from 0 to 100000000");
+
+	rd_conf_defaults(&c);
+	c.pfc_tune = RD_PFCTUNE_DRY_RUN;
+	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
+	       "check: tune without priorities");
+	str_eq(err, "t.conf: [pfc] tune: the tuner sizes the buffers of the PFC priorities, but [pfc] priorities is not set",
+	       "  message");
+	c.pfc_prio_set = true;
+	c.pfc_en = 0x08;
+	c.pfc_tune_ivl_ms = 500;
+	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
+	       "check: tune_interval shorter than interval");
+	str_eq(err, "t.conf: [pfc] tune_interval: 500ms is shorter than the interval ([daemon] interval = 1s)",
+	       "  message");
+	c.pfc_tune_ivl_ms = 1000;
+	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), 0,
+	       "check: tune with priorities 3, tune_interval = interval");
+}
+
+/* rd_pfc_target(): what [pfc] makes of a device's structs. */
+static void test_pfc_target(void)
+{
+	struct rd_conf c;
+	struct ieee_pfc p, p0 = { .pfc_cap = 8, .pfc_en = 0x01, .delay = 9 };
+	struct dcbnl_buffer b, b0 = { .buffer_size = { 100000, 200000 } };
+	struct headroom_params hp = { .speed_mbps = 100000, .mtu = 4096 + 22,
+				      .cable_m = 7 };
+	struct headroom_result r;
+	char why[256];
+	int ret;
+
+	rd_conf_defaults(&c);
+	p = p0;
+	b = b0;
+	ret = rd_pfc_target(&c, 0, 0, &p, true, &b, true, why, sizeof(why));
+	tap_ok(ret == 0 && !memcmp(&p, &p0, sizeof(p)) && !memcmp(&b, &b0, sizeof(b)),
+	       "target: nothing configured, nothing changes");
+
+	c.pfc_prio_set = true;
+	c.pfc_en = 0x08;
+	p = p0;
+	b = b0;
+	ret = rd_pfc_target(&c, 0, 0, &p, true, &b, true, why, sizeof(why));
+	tap_ok(ret == RD_PFC_CHANGE_PFC && p.pfc_en == 0x08 && p.delay == 9 &&
+	       p.pfc_cap == 8, "target: priorities 3 changes pfc_en only");
+	ret = rd_pfc_target(&c, 0, 0, &p, true, &b, true, why, sizeof(why));
+	tap_eq(ret, 0, "target: applied again: no change");
+	ret = rd_pfc_target(&c, 0, 0, &p, true, &b, false, why, sizeof(why));
+	tap_eq(ret, 0, "target: PFC keys only, a device without buffers: fine");
+	p = p0;
+	ret = rd_pfc_target(&c, 0, 0, &p, false, &b, true, why, sizeof(why));
+	tap_eq(ret, -EINVAL, "target: priorities, a device without PFC: -EINVAL");
+	str_eq(why, "the device reports no IEEE PFC, but [pfc] sets priorities",
+	       "  why");
+
+	c.pfc_delay = 100;
+	c.pfc_mbc = 1;
+	c.pfc_p2b_mask = 0x08;
+	c.pfc_p2b[3] = 1;
+	c.pfc_size_auto = true;
+	p = p0;
+	b = b0;
+	ret = rd_pfc_target(&c, 100000, 4096, &p, true, &b, true, why, sizeof(why));
+	headroom_calc(&hp, &r);
+	tap_eq(ret, RD_PFC_CHANGE_PFC | RD_PFC_CHANGE_BUF,
+	       "target: auto at 100G, mtu 4096: both change");
+	tap_ok(p.delay == 100 && p.mbc == 1, "  delay, mbc");
+	tap_eq(b.prio2buffer[3], 1, "  priority 3 in buffer 1");
+	tap_eq(b.buffer_size[1], r.size, "  buffer 1 gets the headroom size (%llu)",
+	       (unsigned long long)r.size);
+	tap_eq(b.buffer_size[0], 100000, "  buffer 0 (no PFC priority) left");
+
+	/* with a total: lossy buffers share the rest, unused ones get 0 */
+	b = b0;
+	b.total_size = 262144;
+	b.buffer_size[5] = 7;
+	ret = rd_pfc_target(&c, 100000, 4096, &p, true, &b, true, why, sizeof(why));
+	tap_ok(ret & RD_PFC_CHANGE_BUF && b.buffer_size[1] == r.size &&
+	       b.buffer_size[0] == 262144 - r.size && b.buffer_size[5] == 0,
+	       "target: auto with total_size: lossless %llu, lossy the rest, unused 0",
+	       (unsigned long long)r.size);
+	c.pfc_en = 0x18;	/* 4 is in buffer 0: both buffers lossless */
+	b = b0;
+	b.total_size = 262144;
+	p = p0;
+	ret = rd_pfc_target(&c, 100000, 4096, &p, true, &b, true, why, sizeof(why));
+	tap_ok(ret > 0 && b.buffer_size[0] == r.size && b.buffer_size[1] == r.size &&
+	       b.buffer_size[2] == 0, "target: auto, two lossless buffers, no lossy one");
+	b = b0;
+	b.total_size = 100000;
+	ret = rd_pfc_target(&c, 100000, 4096, &p, true, &b, true, why, sizeof(why));
+	tap_eq(ret, -EINVAL, "target: auto needing more than total_size: -EINVAL");
+	{
+		char want[256];
+
+		snprintf(want, sizeof(want),
+			 "buffer_size = auto: 2 lossless buffers of %llu bytes need more than the device's total_size 100000",
+			 (unsigned long long)r.size);
+		str_eq(why, want, "  why");
+	}
+	c.pfc_en = 0x08;
+
+	c.pfc_speed_mbps = 25000;
+	c.pfc_mtu = 1500;
+	c.pfc_cable_m = 100;
+	hp.speed_mbps = 25000;
+	hp.mtu = 1500;
+	hp.cable_m = 100;
+	headroom_calc(&hp, &r);
+	b = b0;
+	ret = rd_pfc_target(&c, 100000, 4096, &p, true, &b, true, why, sizeof(why));
+	tap_ok(ret & RD_PFC_CHANGE_BUF && b.buffer_size[1] == r.size,
+	       "target: [pfc] speed, mtu and cable_length win over the netdev's");
+
+	c.pfc_speed_mbps = 0;
+	b = b0;
+	ret = rd_pfc_target(&c, 0, 1500, &p, true, &b, true, why, sizeof(why));
+	tap_eq(ret, -EINVAL, "target: auto, speed unknown: -EINVAL");
+	str_eq(why, "buffer_size = auto: the link speed is unknown (set [pfc] speed)",
+	       "  why");
+	ret = rd_pfc_target(&c, 1000, 1500, &p, true, &b, true, why, sizeof(why));
+	tap_eq(ret, -EINVAL, "target: auto at 1G (no 802.3 delays): -EINVAL");
+	ret = rd_pfc_target(&c, 100000, 1500, &p, true, &b, false, why, sizeof(why));
+	tap_eq(ret, -EINVAL, "target: prio2buffer, a device without buffers: -EINVAL");
+	str_eq(why, "the device has no DCB buffers, but [pfc] sets prio2buffer", "  why");
+
+	rd_conf_defaults(&c);
+	c.pfc_size_mask = 0x81;
+	c.pfc_size[0] = 1;
+	c.pfc_size[7] = 0xffffffff;
+	b = b0;
+	ret = rd_pfc_target(&c, 0, 0, &p, false, &b, true, why, sizeof(why));
+	tap_ok(ret == RD_PFC_CHANGE_BUF && b.buffer_size[0] == 1 &&
+	       b.buffer_size[1] == 200000 && b.buffer_size[7] == 0xffffffff,
+	       "target: explicit sizes, others left");
 }
 
 int main(void)
@@ -824,5 +1175,7 @@ int main(void)
 	test_set();
 	test_files();
 	test_example_uncommented();
+	test_pfc();
+	test_pfc_target();
 	return tap_done();
 }

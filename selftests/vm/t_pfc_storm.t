@@ -1,0 +1,468 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# roceccd's PFC storm watchdog ([pfc] watchdog, daemon/rd_pfcwd.c) on a
+# sender whose priority 3 a switch holds paused:
+#  - host 1 WRITEs to host 2 on priority 3 (traffic class 104 = DSCP 26)
+#    through a 20 Mb/s switch port; roceccd on host 1 attaches rocecc.ko to
+#    veth1 ([module]), applies [pfc] priorities = 3 and watches it with
+#    detection_time 200ms, restoration_time 400ms, [daemon] interval 100ms;
+#    veth1's root qdisc is rocecc's (fq under class 1:4), which obeys the
+#    PFC frames and reports the transmit side (TX_PAUSED, TX_PAUSE_NS,
+#    TX_PACKETS) the watchdog reads;
+#  - pfcswitch (selftests/tools) sends XOFF out of swp1 while the queue
+#    toward host 2 is above 60 KB, XON at 40 KB: ordinary PFC, short pauses,
+#    no storm is reported;
+#  - the bottleneck is stalled (8 kbit/s, topo_bottleneck_stall): the queue
+#    never drains, the XOFFs are refreshed for ever: a storm. roceccd
+#    reports pfc_storm (log, /events.json, rocecc_pfcwd_* metrics) within
+#    detection_time + interval (+ slack for TCG) of the first PFC frame,
+#    and not before half the detection_time;
+#  - action = alert leaves PFC on; the stall ends: pfc_restored after
+#    restoration_time without PFC frames;
+#  - action = disable (reload): the storm turns PFC off on priority 3
+#    (pfc_disabled; dcb pfc show), it stays off while the storm lasts, also
+#    across a reload (the "config wins" re-apply of [pfc] leaves it alone),
+#    and comes back (pfc_enabled, pfc_restored) restoration_time after the
+#    last PFC frame once the stall ends, not before;
+#  - on SIGTERM roceccd exits 0.
+# Part 1 runs with any rocecc.ko that has software DCB: XOFFs injected
+# (XOFF every 0.5 ms out of swp1) at an idle sender: the watchdog (paused
+# time from the rocecc qdisc, or its fallback: PFC frames received while
+# the netdev sends nothing) reports the storm, action = disable turns PFC
+# off, it stays off (also across a reload), and comes back
+# restoration_time after the last XOFF.
+# Part 2 (the stalled bottleneck above) needs rocecc.ko with the rocecc
+# qdisc and its transmit-side PFC attributes (kmod/sch.c,
+# ROCECC_PFC_PRIO_A_TX_PAUSED): skipped without them.
+# Knobs: ROCECC_PFCWD_SLACK_MS (10000: TCG's delays on top of detection_time
+# + interval. The watchdog wants the priority paused for 99% of every
+# interval (pfcwd.h); under TCG the refreshed XOFFs lapse now and then
+# (pfcswitch counts lapses, printed) and a lapse restarts the clock: 1.5 to
+# 6.5 s were seen (9 s with the injector) instead of 0.3 s. On real
+# hardware set it to ~100).
+# Run: flock /work/vm.lock selftests/vm/run selftests/vm/t_pfc_storm.t
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+lib=$top/selftests/vm/lib
+. "$lib/tap.sh"
+. "$lib/topo.sh"
+. "$lib/dp.sh"
+tap_require_vm
+
+HAVE_SCH=0
+if [ -e "$top/kmod/sch.c" ] && grep -q ROCECC_PFC_PRIO_A_TX_PAUSED "$top"/kmod/*.c; then
+	HAVE_SCH=1
+fi
+
+R=$DP_CLI
+RD=$top/build/daemon/roceccd
+[ -x "$RD" ] || tap_bail "$RD missing: make -C daemon"
+[ -x "$DP_RG" ] || tap_bail "$DP_RG missing: make -C selftests/tools"
+work=$(mktemp -d /tmp/vm_pfcwd.XXXXXX)
+rdpid=
+trap 'topo_pfc_stop 2>/dev/null; kill $(jobs -p) 2>/dev/null; topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT
+mport=9472
+PRIO=3
+RATE=20
+DETECT=200
+RESTORE=400
+IVL=100
+SLACK=${ROCECC_PFCWD_SLACK_MS:-10000}
+port=18600
+
+now_ms() { date +%s%3N; }
+
+tap_skip() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N # SKIP $*"
+}
+
+# tap.sh's, except that a TODO test that fails does not fail the script
+tap_ok() {
+	local st=$1
+	shift
+	TAP_N=$((TAP_N + 1))
+	if [ "$st" = 0 ]; then
+		echo "ok $TAP_N - $*"
+		return 0
+	fi
+	case "$*" in
+	*"# TODO "*) ;;
+	*) TAP_FAILED=$((TAP_FAILED + 1)) ;;
+	esac
+	echo "not ok $TAP_N - $*"
+	return 1
+}
+
+tap_run "ib_core, rdma_rxe and rocecc.ko load" dp_load || tap_bail "no module"
+tap_run "2-host topology comes up" topo_setup 2 || tap_bail "no topology"
+tap_run "20 Mb/s bottleneck toward host 2 (bfifo 1 MB)" topo_bottleneck 2 $RATE fifo 1000000 ||
+	tap_bail "no bottleneck"
+
+conf=$work/rd.conf
+write_conf() {	# ACTION
+	cat >"$conf" <<CONF
+[daemon]
+interval = ${IVL}ms
+pin_dir = none
+[module]
+attach = yes
+devices = veth1
+[pfc]
+devices = veth1
+priorities = $PRIO
+watchdog = on
+detection_time = ${DETECT}ms
+restoration_time = ${RESTORE}ms
+action = $1
+tune = dry-run
+tune_interval = 1s
+CONF
+}
+
+# pfc_on: is PFC enabled on priority PRIO of veth1 (dcb pfc show)?
+pfc_on() {
+	dcb pfc show dev veth1 2>/dev/null | grep -q "prio-pfc.* $PRIO:on"
+}
+
+wait_until() {	# SECONDS CMD...: CMD succeeds within SECONDS
+	local end=$(($(now_ms) + $1 * 1000))
+	shift
+	until "$@"; do
+		[ "$(now_ms)" -lt "$end" ] || return 1
+		_topo_sleep 0.1
+	done
+}
+
+# events TYPE: "SEQ EPOCH_MS" of every event TYPE for veth1 / PRIO
+events() {
+	curl -sf "http://127.0.0.1:$mport/events.json" | python3 -c '
+import json, sys, datetime
+t, prio = sys.argv[1], int(sys.argv[2])
+for e in json.load(sys.stdin)["events"]:
+    if e["type"] != t or e.get("netdev") != "veth1" or e.get("prio", prio) != prio:
+        continue
+    ts = datetime.datetime.strptime(e["time"], "%Y-%m-%dT%H:%M:%S.%fZ")
+    ts = ts.replace(tzinfo=datetime.timezone.utc)
+    print(e["seq"], int(ts.timestamp() * 1000))' "$1" "$PRIO"
+}
+
+# ev_after TYPE SEQ: the epoch ms of the first event TYPE after SEQ
+ev_after() {
+	events "$1" | awk -v s="$2" '$1 > s { print $2; exit }'
+}
+
+last_seq() {
+	curl -sf "http://127.0.0.1:$mport/events.json" |
+		python3 -c 'import json, sys; print(json.load(sys.stdin)["last"])'
+}
+
+metric() {	# NAME: its value for veth1 / PRIO
+	curl -sf "http://127.0.0.1:$mport/metrics" |
+		awk -v m="$1{netdev=\"veth1\",prio=\"$PRIO\"}" '$1 == m { print $2 }'
+}
+
+# indications: PFC frames veth1 received for PRIO (rocecc pfc show)
+indications() {
+	"$R" -j pfc show dev veth1 2>/dev/null | python3 -c '
+import json, sys
+print(json.load(sys.stdin)[0]["prios"][int(sys.argv[1])]["indications"])' "$PRIO" 2>/dev/null || echo 0
+}
+
+has_ev() {	# TYPE SEQ: an event TYPE after SEQ
+	[ -n "$(ev_after "$1" "$2")" ]
+}
+
+reloaded_after() {	# SEQ: a config_reloaded event after SEQ
+	curl -sf "http://127.0.0.1:$mport/events.json" | python3 -c '
+import json, sys
+s = int(sys.argv[1])
+sys.exit(0 if any(e["type"] == "config_reloaded" and e["seq"] > s
+                  for e in json.load(sys.stdin)["events"]) else 1)' "$1"
+}
+
+# traffic SECS: host 1 WRITEs to host 2 on PRIO in the background (pids
+# in TRAFFIC; traffic_stop ends them: never a bare "wait", roceccd is a job)
+TRAFFIC=
+traffic() {
+	port=$((port + 1))
+	timeout $(($1 + 60)) "$DP_RG" --server --dev rxe2 --port $port --sessions 1 -Q \
+		>/dev/null 2>"$work/srv$port.err" &
+	TRAFFIC=$!
+	topo_wait_listen $port 30 || return 1
+	timeout $(($1 + 60)) "$DP_RG" --client "$(topo_ip 2)" --port $port --dev rxe1 \
+		--op write --size 16K --duration "$1" --depth 8 --timeout 16 \
+		--tclass 104 --allow-errors -Q --json "$work/c$port.json" \
+		2>"$work/c$port.err" &
+	TRAFFIC+=" $!"
+}
+
+traffic_stop() {
+	local p
+	for p in $TRAFFIC; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	TRAFFIC=
+}
+
+# --- part 1: XOFFs injected at an idle sender ------------------------------------------
+# Any rocecc.ko with software DCB: with the rocecc root qdisc (roceccd
+# makes it the root where [pfc] enables PFC, if the module has it) the
+# watchdog reads the paused time, else it goes by PFC frames received
+# while veth1 sends nothing (it is idle: no QP on rxe1).
+
+# Does rocecc.ko count PFC frames for a priority whose PFC is off? The
+# watchdog's restoration goes by them; if not, PFC turned off by the
+# watchdog comes back restoration_time after the disable even while the
+# storm goes on (pfcwd.h), and the assertions that need it are TODO.
+todo=
+dp_fq 1 && dp_attach 1 && dcb pfc set dev veth1 prio-pfc "$PRIO:off" || tap_bail "no DCB on veth1"
+i0=$(indications)
+topo_pfc_send 1 "$PRIO" 100 >/dev/null 2>&1
+_topo_sleep 0.5
+i1=$(indications)
+"$R" dev detach veth1
+tc qdisc del dev veth1 root 2>/dev/null	# the default back: roceccd picks the root
+if [ "$i1" -le "$i0" ]; then
+	todo=" # TODO rocecc.ko counts no PFC frame (indications) for a priority with PFC off: PFC comes back restoration_time after the disable"
+	tap_diag "rocecc.ko counts no indications for a priority with PFC off ($i0 -> $i1)"
+fi
+
+write_conf disable
+"$RD" -f -c "$conf" -p $mport -L info >>"$work/rd.log" 2>&1 &
+rdpid=$!
+tap_run "roceccd attaches rocecc.ko and turns PFC on for priority $PRIO" wait_until 20 pfc_on ||
+	{ tap_diag "$(cat "$work/rd.log")"; tap_bail "no PFC"; }
+wait_until 5 grep -q "PFC watchdog on priority $PRIO" "$work/rd.log"
+tap_ok $? "the watchdog runs on veth1 priority $PRIO" || tap_diag "$(cat "$work/rd.log")"
+wait_until 5 grep -qE "veth1: PFC watchdog: (no per-priority transmit side|reads the transmit side)" "$work/rd.log"
+tap_ok $? "the watchdog says where its transmit side comes from" || tap_diag "$(cat "$work/rd.log")"
+tap_is "$(metric rocecc_pfcwd_state)" 0 "rocecc_pfcwd_state 0 (ok)"
+tuned() {
+	curl -sf "http://127.0.0.1:$mport/metrics" |
+		grep -q '^rocecc_pfctune_buffer_bytes{netdev="veth1",buffer="[0-7]"} [0-9]'
+}
+wait_until 5 tuned
+tap_ok $? "tune = dry-run: the tuner follows the buffer of priority $PRIO (rocecc_pfctune_buffer_bytes)"
+! grep -q "buffer tuner.*not tuning" "$work/rd.log"
+tap_ok $? "... with the headroom and total_size it needs" || tap_diag "$(grep "buffer tuner" "$work/rd.log")"
+
+inject() {	# XOFF (65535 quanta: 3.4 ms at 10 Gb/s) for PRIO out of swp1 every 0.5 ms
+	# one process (pfcswitch --send per frame is too slow under TCG:
+	# a frame every 150 ms or more, intervals without one stop the clock)
+	exec ip netns exec "$TOPO_NS" python3 -c '
+import socket, struct, sys, time
+dev, prio, period = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((dev, 0))
+src = bytes.fromhex(open("/sys/class/net/%s/address" % dev).read().strip().replace(":", ""))
+q = [0] * 8
+q[prio] = 65535
+f = bytes.fromhex("0180c2000001") + src + struct.pack("!HHH", 0x8808, 0x0101, 1 << prio) + struct.pack("!8H", *q)
+f += bytes(60 - len(f))
+while True:
+    s.send(f)
+    time.sleep(period)' swp1 "$PRIO" 0.0005
+}
+seq0=$(last_seq)
+t0=$(now_ms)
+inject &
+injpid=$!
+wait_until 10 has_ev pfc_storm "$seq0"
+tap_ok $? "injected XOFFs: pfc_storm reported" || tap_diag "$(tail -n 30 "$work/rd.log")"
+t1=$(ev_after pfc_storm "$seq0")
+if [ -n "$t1" ]; then
+	d=$((t1 - t0))
+	tap_diag "storm reported $d ms after the injection started (detection $DETECT ms, interval $IVL ms)"
+	[ "$d" -le $((DETECT + IVL + SLACK)) ]
+	# the injector (python, a frame every 0.5 ms) lapses under TCG far
+	# more than pfcswitch's refresher: 1.5 to 9 s were seen
+	tap_ok $? "... within detection_time + interval (+ $SLACK ms slack): $d ms # TODO the injector's XOFFs lapse under TCG"
+	[ "$d" -ge $((DETECT / 2)) ]
+	tap_ok $? "... not before half the detection_time: $d ms"
+fi
+wait_until 5 has_ev pfc_disabled "$seq0"
+tap_ok $? "action disable: pfc_disabled"
+! pfc_on
+tap_ok $? "dcb pfc show: priority $PRIO off$todo"
+tap_is "$(metric rocecc_pfcwd_state)" 1 "rocecc_pfcwd_state 1 (storm)$todo"
+tap_is "$(metric rocecc_pfcwd_pfc_disabled)" 1 "rocecc_pfcwd_pfc_disabled 1$todo"
+off=0
+for _ in $(seq 10); do
+	pfc_on || off=$((off + 1))
+	_topo_sleep 0.1
+done
+tap_is "$off" 10 "it stays off while the XOFFs go on ([pfc] is not re-applied over it)$todo"
+seq1=$(last_seq)
+kill -HUP "$rdpid"
+wait_until 10 reloaded_after "$seq1"
+tap_ok $? "reload while PFC is held off"
+_topo_sleep 1
+! pfc_on
+tap_ok $? "... PFC stays off across the reload$todo" || tap_diag "$(tail -n 20 "$work/rd.log")"
+grep -q "PFC stays off on priority $PRIO: the PFC watchdog holds it off" "$work/rd.log"
+tap_ok $? "... which the log says$todo"
+seq1=$(last_seq)
+kill "$injpid"
+wait "$injpid" 2>/dev/null
+ts=$(now_ms)
+wait_until 10 has_ev pfc_enabled "$seq1"
+tap_ok $? "XOFFs over: PFC back on (pfc_enabled)$todo" || tap_diag "$(tail -n 30 "$work/rd.log")"
+t2=$(ev_after pfc_enabled "$seq1")
+[ -n "$t2" ] && [ $((t2 - ts)) -ge $((RESTORE - 2 * IVL)) ]
+tap_ok $? "... restoration_time after the last XOFF, not before ($((t2 - ts)) ms after the injector stopped)$todo"
+pfc_on
+tap_ok $? "dcb pfc show: priority $PRIO on"
+has_ev pfc_restored "$seq1"
+tap_ok $? "pfc_restored$todo"
+tap_is "$(metric rocecc_pfcwd_storms_total)" 1 "rocecc_pfcwd_storms_total 1$todo"
+tap_is "$(metric rocecc_pfcwd_restorations_total)" 1 "rocecc_pfcwd_restorations_total 1$todo"
+tap_is "$(metric rocecc_pfcwd_pfc_disabled)" 0 "rocecc_pfcwd_pfc_disabled 0"
+_topo_sleep 1
+! grep -q "changed behind roceccd's back" "$work/rd.log"
+tap_ok $? "rd_dcb.c did not take the watchdog's changes for drift"
+
+if [ "$HAVE_SCH" != 1 ]; then
+	tap_skip "part 2 (a real storm through the rocecc qdisc): rocecc.ko has no rocecc qdisc with transmit-side PFC attributes yet (kmod/sch.c, TX_PAUSED)"
+	kill "$rdpid"
+	wait "$rdpid"
+	tap_cmp $? -eq 0 "roceccd exits 0 on SIGTERM"
+	tap_done
+	exit 0
+fi
+
+# --- part 2: the rocecc qdisc, a stalled bottleneck -----------------------------------
+
+write_conf alert
+seq0=$(last_seq)
+kill -HUP "$rdpid"
+wait_until 10 reloaded_after "$seq0"
+tap_ok $? "reload: action = alert"
+S0=$(metric rocecc_pfcwd_storms_total)
+R0=$(metric rocecc_pfcwd_restorations_total)
+kind=$(tc -j qdisc show dev veth1 root | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["kind"])')
+if [ "$kind" != rocecc ]; then
+	# roceccd puts fq there for the module's pacing; PFC needs rocecc's
+	tc qdisc del dev veth1 root 2>/dev/null
+	tc qdisc add dev veth1 root handle 1: rocecc &&
+		tc qdisc add dev veth1 parent "1:$((PRIO + 1))" handle 40: fq flow_limit 1000
+	tap_ok $? "root qdisc rocecc on veth1 (was $kind), fq under class 1:$((PRIO + 1))"
+else
+	tap_ok 0 "roceccd made rocecc the root qdisc of veth1"
+fi
+wait_until 5 grep -q "veth1: PFC watchdog: reads the transmit side" "$work/rd.log"
+tap_ok $? "it reads the transmit side from the rocecc qdisc" || tap_diag "$(cat "$work/rd.log")"
+tap_is "$(metric rocecc_pfcwd_state)" 0 "rocecc_pfcwd_state 0 (ok)"
+
+# --- ordinary PFC: no storm --------------------------------------------------------------
+
+traffic 30 || tap_bail "no traffic"
+tap_run "pfcswitch: XOFF at 60 KB, XON at 40 KB on swp2's queue" \
+	topo_pfc_start 2 $PRIO 60000 40000 "$work/pfc1.json" --refresh-us 500 ||
+	tap_bail "no pfcswitch"
+seq0=$(last_seq)
+_topo_sleep 3
+grep -q XOFF "$work/pfc1.json.log"
+tap_ok $? "the queue reaches xoff: pfcswitch pauses the sender" || tap_diag "$(cat "$work/pfc1.json.log")"
+tap_is "$(ev_after pfc_storm "$seq0")" "" "ordinary PFC (short pauses): no storm reported"
+
+# --- a storm, action = alert -------------------------------------------------------------
+
+seq0=$(last_seq)
+t0=$(now_ms)
+tap_run "stall the bottleneck (8 kbit/s)" topo_bottleneck_stall 2
+wait_until 10 has_ev pfc_storm "$seq0"
+tap_ok $? "pfc_storm reported" || tap_diag "$(tail -n 30 "$work/rd.log")"
+t1=$(ev_after pfc_storm "$seq0")
+if [ -n "$t1" ] && [ -n "$t0" ]; then
+	d=$((t1 - t0))
+	tap_diag "storm reported $d ms after the stall (detection $DETECT ms, interval $IVL ms)"
+	[ "$d" -le $((DETECT + IVL + SLACK)) ]
+	tap_ok $? "... within detection_time + interval (+ $SLACK ms slack): $d ms"
+	[ "$d" -ge $((DETECT / 2)) ]
+	tap_ok $? "... not before half the detection_time: $d ms"
+fi
+grep -q "veth1: PFC storm on priority $PRIO: .*(action alert)" "$work/rd.log"
+tap_ok $? "the log names the storm and the action" || tap_diag "$(tail -n 20 "$work/rd.log")"
+tap_is "$(metric rocecc_pfcwd_state)" 1 "rocecc_pfcwd_state 1 (storm)"
+tap_is "$(metric rocecc_pfcwd_storms_total)" $((S0 + 1)) "rocecc_pfcwd_storms_total +1"
+_topo_sleep 1
+pfc_on
+tap_ok $? "action alert: PFC stays on"
+tap_is "$(ev_after pfc_disabled "$seq0")" "" "... no pfc_disabled event"
+seq1=$(last_seq)
+tap_run "unstall the bottleneck" topo_bottleneck_unstall 2 $RATE
+wait_until 20 has_ev pfc_restored "$seq1"
+tap_ok $? "pfc_restored once the queue drained" || tap_diag "$(tail -n 30 "$work/rd.log")"
+tap_is "$(metric rocecc_pfcwd_state)" 0 "rocecc_pfcwd_state 0 again"
+tap_is "$(metric rocecc_pfcwd_restorations_total)" $((R0 + 1)) "rocecc_pfcwd_restorations_total +1"
+topo_pfc_stop
+tap_diag "pfcswitch: $(topo_pfc_stat "$work/pfc1.json" lapses) lapses ($(topo_pfc_stat "$work/pfc1.json" lapsed_ms) ms unpaused), refresh gap max $(topo_pfc_stat "$work/pfc1.json" gap_us_max) us"
+traffic_stop
+
+# --- a storm, action = disable ---------------------------------------------------------
+
+write_conf disable
+seq0=$(last_seq)
+kill -HUP "$rdpid"
+wait_until 10 reloaded_after "$seq0"
+tap_ok $? "reload: action = disable"
+traffic 40 || tap_bail "no traffic"
+tap_run "pfcswitch again" topo_pfc_start 2 $PRIO 60000 40000 "$work/pfc2.json" --refresh-us 500 ||
+	tap_bail "no pfcswitch"
+_topo_sleep 2
+seq0=$(last_seq)
+t0=$(now_ms)
+tap_run "stall the bottleneck" topo_bottleneck_stall 2
+wait_until 10 has_ev pfc_disabled "$seq0"
+tap_ok $? "the storm turns PFC off on priority $PRIO (pfc_disabled)" ||
+	tap_diag "$(tail -n 30 "$work/rd.log")"
+t1=$(ev_after pfc_storm "$seq0")
+[ -n "$t1" ] && [ -n "$t0" ] && [ $((t1 - t0)) -le $((DETECT + IVL + SLACK)) ]
+tap_ok $? "pfc_storm within detection_time + interval + slack ($((t1 - t0)) ms)"
+! pfc_on
+tap_ok $? "dcb pfc show: priority $PRIO off$todo"
+tap_is "$(metric rocecc_pfcwd_pfc_disabled)" 1 "rocecc_pfcwd_pfc_disabled 1$todo"
+# the stall goes on: PFC frames keep coming, the priority must stay off
+off=0
+for _ in $(seq 10); do
+	pfc_on || off=$((off + 1))
+	_topo_sleep 0.1
+done
+tap_is "$off" 10 "it stays off while the storm lasts ([pfc] is not re-applied over it)$todo"
+seq1=$(last_seq)
+kill -HUP "$rdpid"
+wait_until 10 reloaded_after "$seq1"
+tap_ok $? "reload while PFC is held off"
+_topo_sleep 1
+! pfc_on
+tap_ok $? "... also across a reload$todo" || tap_diag "$(tail -n 20 "$work/rd.log")"
+grep -q "PFC stays off on priority $PRIO: the PFC watchdog holds it off" "$work/rd.log"
+tap_ok $? "... which says so in the log$todo"
+seq1=$(last_seq)
+tap_run "unstall the bottleneck" topo_bottleneck_unstall 2 $RATE
+tu=$(now_ms)
+wait_until 30 has_ev pfc_enabled "$seq1"
+tap_ok $? "PFC comes back on priority $PRIO (pfc_enabled)$todo" || tap_diag "$(tail -n 30 "$work/rd.log")"
+t2=$(ev_after pfc_enabled "$seq1")
+[ -n "$t2" ] && [ $((t2 - tu)) -ge $RESTORE ]
+tap_ok $? "... not before restoration_time after the stall ended ($((t2 - tu)) ms)$todo"
+pfc_on
+tap_ok $? "dcb pfc show: priority $PRIO on again"
+test -n "$(ev_after pfc_restored "$seq1")"
+tap_ok $? "pfc_restored$todo"
+tap_is "$(metric rocecc_pfcwd_pfc_disabled)" 0 "rocecc_pfcwd_pfc_disabled 0"
+tap_is "$(metric rocecc_pfcwd_storms_total)" $((S0 + 2)) "rocecc_pfcwd_storms_total +2$todo"
+tap_diag "$(grep -E "veth1: PFC (storm|disabled|enabled again)" "$work/rd.log")"
+topo_pfc_stop
+traffic_stop
+_topo_sleep 2
+! grep -q "changed behind roceccd's back" "$work/rd.log"
+tap_ok $? "rd_dcb.c never saw the watchdog's changes as drift"
+
+kill "$rdpid"
+wait "$rdpid"
+tap_cmp $? -eq 0 "roceccd exits 0 on SIGTERM"
+
+tap_done
