@@ -100,7 +100,10 @@ for prof in mlx5 paper; do
 		--cpu 1 --gid-index "$(topo_gid_index 2 6)" "${rgargs[@]}" >"$work/$prof.c2.out" 2>&1 &
 	c2=$!
 	wait "$c1" "$c2" "$s4" "$s6"
-	_topo_sleep 0.5
+	# CE-marked stragglers still in the queue, and the CNPs a window
+	# holds back to its end, leave within ~0.2 s; TCG's late timers
+	# have been seen to need more than 0.5 s
+	_topo_sleep 1.5
 	"$R" -j flow show dev veth3 >"$work/$prof.flows.json"
 	# shellcheck disable=SC2086
 	kill $pids 2>/dev/null
