@@ -42,7 +42,7 @@
 # hardware set it to ~100).
 # Run: flock /work/vm.lock selftests/vm/run selftests/vm/t_pfc_storm.t
 
-top=$(cd "$(dirname "$0")/../.." && pwd)
+top=$(cd "$(dirname "$0")/../../.." && pwd)
 lib=$top/selftests/vm/lib
 . "$lib/tap.sh"
 . "$lib/topo.sh"
