@@ -11,10 +11,14 @@
 # Run: selftests/vm/run selftests/vm/t_straggler.t
 #
 # Margins: paced 16 KB messages at 4 Mbit/s complete in a few ms under TCG
-# (p99 1.5-8 ms measured in t_roceccd.t's paced run); 40 ms more on one
-# path puts that flow's p99 at >= 40 ms, 5 times or more above the others,
-# against factor 3. The factor leaves the undelayed flows room for TCG's
-# stalls (a flow is flagged only above 3 times the median).
+# (p99 1.5-8 ms measured in t_roceccd.t's paced run, but up to 15 ms in a
+# CI run where TCG stalled); 80 ms more on one path puts that flow's p99
+# at >= 80 ms, 5 times or more above the others even then, against
+# factor 3. With 40 ms the flow was once cleared and flagged again three
+# times in a run (ratio 2.4..6 as the others' p99 moved between 7 and
+# 15 ms): the daemon did what it should, the margin was too thin. The
+# events may still show such flapping; each of them must name the delayed
+# flow.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$top/selftests/vm/lib
@@ -26,7 +30,7 @@ tap_require_vm
 
 work=$(mktemp -d /tmp/vm_strag.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; topo_teardown; rm -rf "$work"' EXIT
-RG_DELAY=${RG_DELAY:-40}
+RG_DELAY=${RG_DELAY:-80}
 log=$work/rd.log
 
 tap_run "4-host topology comes up" topo_setup 4 || tap_bail "no topology"
@@ -123,8 +127,10 @@ tap_is "$(rd_metric "$work/metrics" rocecc_stragglers)" 1 "metric: rocecc_stragg
 tap_cmp "$(grep -c '^rocecc_flow_group_info{.*group="dp0"} 1$' "$work/metrics")" -ge 3 "metric: rocecc_flow_group_info carries dp0"
 c=$(rd_metric "$work/metrics" rocecc_group_message_completion_seconds_count 'group="dp0"')
 tap_ok $(( ! ( c > 0 ) )) "metric: the group's histogram (rocecc_group_message_completion_seconds_count{dp0} $c)"
-jq -e --arg f "$n4" '[.events[] | select(.type == "straggler")] | length == 1 and .[0].flow == $f and .[0].group == "dp0" and .[0].ratio > 3' "$work/events.json" >/dev/null
-tap_ok $? "/events.json: one straggler event, for $n4 in dp0" || tap_diag "$(cat "$work/events.json")"
+jq -e --arg f "$n4" '[.events[] | select(.type == "straggler")] | length >= 1 and all(.flow == $f and .group == "dp0" and .ratio > 3)' "$work/events.json" >/dev/null
+tap_ok $? "/events.json: straggler events, each for $n4 in dp0 above factor 3" || tap_diag "$(cat "$work/events.json")"
+jq -e --arg f "$n4" '[.events[] | select(.type == "straggler_cleared")] | all(.flow == $f)' "$work/events.json" >/dev/null
+tap_ok $? "/events.json: no other flow flagged or cleared ($(jq '[.events[] | select(.type == "straggler")] | length' "$work/events.json") flagged)" || tap_diag "$(cat "$work/events.json")"
 grep -qF "straggler: $n4: message completion p99" "$log"
 tap_ok $? "the log names it" || tap_diag "$(grep straggler "$log")"
 tap_diag "$(grep -F 'straggler' "$log" | head -n 3)"
