@@ -8,6 +8,7 @@
  *   pfcswitch --watch swp4 [--leaf 10:] --prio 3 --xoff BYTES --xon BYTES
  *             --ports swp1,swp2,swp3 [--interval-us 500] [--quanta 65535]
  *             [--refresh-us N] [--speed MBPS] [--stats FILE] [--rt] [-v]
+ *             [--obey --pause-cmd CMD --resume-cmd CMD]
  *   pfcswitch --send swp1[,swp2...] --prio 3 --quanta N
  *
  * Watch mode polls the backlog (bytes) of one qdisc of the watched port
@@ -48,6 +49,24 @@
  * --speed), lapsed_ms the time the senders were free meanwhile. SIGUSR1
  * writes them without exiting. -v logs each transition on stderr.
  *
+ * --obey makes the watched port itself lossless toward its receiver: PFC
+ * frames (and 802.3x PAUSE) that the receiver sends into the watched port
+ * for --prio pause that port's egress for the quanta they carry at --speed,
+ * XON (quanta 0) or the pause running out resumes it. The frames are read
+ * from an AF_PACKET socket of the port (ETH_P_ALL with a socket filter for
+ * EtherType 0x8808: the bridge drops MAC control frames in its rx handler,
+ * after the taps but before any protocol handler). Pausing and resuming
+ * are --pause-cmd and --resume-cmd, run by /bin/sh (the testbed passes tc
+ * commands that set the port's HTB class to a trickle and back): the
+ * egress then stops draining, its queue grows, and the switch's own XOFF
+ * toward the senders follows, the way a receiver that stops draining
+ * spreads pauses through a fabric. Each command runs to completion in the
+ * listener thread before the next frame is read; its failure is counted
+ * and logged. A pause in force at exit is resumed. Statistics:
+ * obey_frames (for --prio), obey_pauses (pause-cmd runs), obey_resumes,
+ * obey_expired (resumes because the pause ran out), obey_paused_ms,
+ * cmd_errors, cmd_ms_max.
+ *
  * --send sends one PFC frame for --prio with --quanta (0: XON) out of
  * each listed port and exits: for tests that inject a single XOFF/XON.
  *
@@ -71,13 +90,18 @@
 
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
+#include <linux/filter.h>
 #include <linux/gen_stats.h>
+#include <linux/if_ether.h>
 #include <linux/if_packet.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
+#include <poll.h>
+#include <spawn.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 
 #include <rocecc/pfc.h>
 
@@ -108,6 +132,8 @@ static struct {
 	struct port ports[MAX_PORTS];
 	int nports;
 	int send_mode;
+	int obey;
+	const char *pause_cmd, *resume_cmd;
 
 	/* state */
 	int pkt_fd;
@@ -121,6 +147,8 @@ static struct {
 	uint64_t poll_ns, poll_max_ns, gap_max_ns;
 	uint64_t pause_ns, lapses, lapse_ns;
 	uint64_t above_ns, paused_ns;
+	uint64_t obey_frames, obey_pauses, obey_resumes, obey_expired;
+	uint64_t obey_paused_ns, cmd_errors, cmd_max_ns;
 } g = {
 	.prio = -1, .xoff = -1, .xon = -1, .interval_us = 500,
 	.quanta = ROCECC_PFC_QUANTA_MAX, .refresh_us = -1, .speed = 10000,
@@ -128,6 +156,7 @@ static struct {
 };
 
 static volatile sig_atomic_t stop_flag, dump_flag;
+extern char **environ;
 
 static void die(int code, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
@@ -167,6 +196,11 @@ static void usage(FILE *f)
 "  --stats FILE       write the statistics (JSON) there (default: stdout)\n"
 "  --rt               run SCHED_FIFO (a late poll is a late XOFF)\n"
 "  -v                 log every XOFF/XON on stderr\n"
+"  --obey             obey PFC frames the receiver sends into the watched\n"
+"                     port: run --pause-cmd when a pause of --prio begins,\n"
+"                     --resume-cmd at XON or when it runs out (at --speed)\n"
+"  --pause-cmd CMD    shell command that stops the watched port's egress\n"
+"  --resume-cmd CMD   shell command that lets it drain again\n"
 "  --send LIST        send one frame out of each port and exit\n", f);
 }
 
@@ -494,13 +528,20 @@ static void write_stats(void)
 		", \"overruns\": %" PRIu64 ", \"poll_errors\": %" PRIu64
 		", \"run_ms\": %.3f, \"poll_us_avg\": %.1f, \"poll_us_max\": %.1f"
 		", \"gap_us_avg\": %.1f, \"gap_us_max\": %.1f"
-		", \"lapses\": %" PRIu64 ", \"lapsed_ms\": %.3f, \"ports\": {",
+		", \"lapses\": %" PRIu64 ", \"lapsed_ms\": %.3f, ",
 		g.xoff_sent, g.refresh_sent, g.xon_sent, g.xon_at_exit,
 		g.max_backlog, g.above_ns / 1e6, g.paused_ns / 1e6, g.samples,
 		g.overruns, g.poll_errors, (now_ns() - g.t0_ns) / 1e6,
 		g.samples ? g.poll_ns / 1e3 / g.samples : 0.0, g.poll_max_ns / 1e3,
 		g.samples > 1 ? (now_ns() - g.t0_ns) / 1e3 / g.samples : 0.0,
 		g.gap_max_ns / 1e3, g.lapses, g.lapse_ns / 1e6);
+	fprintf(f, "\"obey\": %d, \"obey_frames\": %" PRIu64
+		", \"obey_pauses\": %" PRIu64 ", \"obey_resumes\": %" PRIu64
+		", \"obey_expired\": %" PRIu64 ", \"obey_paused_ms\": %.3f"
+		", \"cmd_errors\": %" PRIu64 ", \"cmd_ms_max\": %.3f, \"ports\": {",
+		g.obey, g.obey_frames, g.obey_pauses, g.obey_resumes,
+		g.obey_expired, g.obey_paused_ns / 1e6, g.cmd_errors,
+		g.cmd_max_ns / 1e6);
 	for (i = 0; i < g.nports; i++) {
 		struct port *p = &g.ports[i];
 
@@ -589,15 +630,167 @@ static void *refresher(void *arg)
 	return NULL;
 }
 
+/* --- obeying the receiver's PFC (--obey) ---------------------------------- */
+
+/* Run @cmd with /bin/sh -c and wait for it; 0 if it exited 0. */
+static int run_cmd(const char *what, const char *cmd)
+{
+	char *argv[] = { "sh", "-c", (char *)cmd, NULL };
+	uint64_t t = now_ns();
+	int st, err;
+	pid_t pid;
+
+	err = posix_spawn(&pid, "/bin/sh", NULL, NULL, argv, environ);
+	if (!err) {
+		while (waitpid(pid, &st, 0) < 0)
+			if (errno != EINTR) {
+				err = errno;
+				break;
+			}
+	}
+	t = now_ns() - t;
+	pthread_mutex_lock(&xmu);
+	if (t > g.cmd_max_ns)
+		g.cmd_max_ns = t;
+	if (err || !WIFEXITED(st) || WEXITSTATUS(st))
+		g.cmd_errors++;
+	pthread_mutex_unlock(&xmu);
+	if (err) {
+		fprintf(stderr, PROG ": %s: cannot run '%s': %s\n", what, cmd,
+			strerror(err));
+		return -1;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, PROG ": %s: '%s' failed (status %d)\n", what, cmd,
+			WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		return -1;
+	}
+	return 0;
+}
+
+/* An AF_PACKET socket that reads the MAC control frames @ifindex receives. */
+static int obey_open(int ifindex)
+{
+	/* ldh [12]; jeq #0x8808, accept, drop */
+	static struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_H | BPF_ABS, 12),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, ROCECC_PFC_ETHERTYPE, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, 0xffff),
+		BPF_STMT(BPF_RET | BPF_K, 0),
+	};
+	struct sock_fprog prog = { .len = 4, .filter = code };
+	struct sockaddr_ll sll;
+	int fd;
+
+	/* ETH_P_ALL: a tap, delivered before the bridge's rx handler */
+	fd = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	if (fd < 0)
+		die(1, "--obey: AF_PACKET socket: %s", strerror(errno));
+	if (setsockopt(fd, SOL_SOCKET, SO_ATTACH_FILTER, &prog, sizeof(prog)))
+		die(1, "--obey: socket filter: %s", strerror(errno));
+	memset(&sll, 0, sizeof(sll));
+	sll.sll_family = AF_PACKET;
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = ifindex;
+	if (bind(fd, (struct sockaddr *)&sll, sizeof(sll)))
+		die(1, "--obey: binding to %s: %s", g.watch, strerror(errno));
+	return fd;
+}
+
+/*
+ * The listener: reads the frames the receiver sends into the watched port
+ * and pauses/resumes its egress. Its own thread, so that neither the
+ * polls nor the refreshes wait for a command.
+ */
+static void *obeyer(void *arg)
+{
+	int fd = *(int *)arg, paused = 0;
+	uint64_t until = 0, since = 0, t;
+
+	while (!stop_flag) {
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
+		struct rocecc_pfc_msg m;
+		struct sockaddr_ll from;
+		socklen_t fl = sizeof(from);
+		uint8_t buf[256];
+		int tmo = 100, kind;
+		ssize_t n;
+
+		t = now_ns();
+		if (paused) {
+			if (t >= until) {
+				run_cmd("--resume-cmd", g.resume_cmd);
+				pthread_mutex_lock(&xmu);
+				g.obey_resumes++;
+				g.obey_expired++;
+				g.obey_paused_ns += t - since;
+				pthread_mutex_unlock(&xmu);
+				if (g.verbose)
+					fprintf(stderr, PROG ": %.3f ms egress resumed (pause ran out)\n",
+						(now_ns() - g.t0_ns) / 1e6);
+				paused = 0;
+				continue;
+			}
+			if (until - t < 100000000ull)
+				tmo = (int)((until - t + 999999) / 1000000);
+		}
+		if (poll(&pfd, 1, tmo) <= 0)
+			continue;
+		n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
+			     (struct sockaddr *)&from, &fl);
+		if (n < 14 || from.sll_pkttype == PACKET_OUTGOING)
+			continue;
+		memset(&m, 0, sizeof(m));
+		kind = rocecc_pfc_parse(buf + 14, (uint32_t)(n - 14), &m);
+		if ((kind != ROCECC_PFC_PARSE_PFC && kind != ROCECC_PFC_PARSE_PAUSE) ||
+		    !(m.enable & 1u << g.prio))
+			continue;
+		t = now_ns();
+		pthread_mutex_lock(&xmu);
+		g.obey_frames++;
+		pthread_mutex_unlock(&xmu);
+		if (m.quanta[g.prio]) {
+			until = t + rocecc_pfc_quanta_ns(m.quanta[g.prio], g.speed);
+			if (paused)
+				continue;
+			run_cmd("--pause-cmd", g.pause_cmd);
+			pthread_mutex_lock(&xmu);
+			g.obey_pauses++;
+			pthread_mutex_unlock(&xmu);
+			if (g.verbose)
+				fprintf(stderr, PROG ": %.3f ms egress paused by the receiver\n",
+					(now_ns() - g.t0_ns) / 1e6);
+			paused = 1;
+			since = t;
+		} else if (paused) {
+			run_cmd("--resume-cmd", g.resume_cmd);
+			pthread_mutex_lock(&xmu);
+			g.obey_resumes++;
+			g.obey_paused_ns += t - since;
+			pthread_mutex_unlock(&xmu);
+			if (g.verbose)
+				fprintf(stderr, PROG ": %.3f ms egress resumed (XON)\n",
+					(now_ns() - g.t0_ns) / 1e6);
+			paused = 0;
+		}
+	}
+	if (paused) {		/* do not leave the port stalled */
+		run_cmd("--resume-cmd", g.resume_cmd);
+		g.obey_resumes++;
+		g.obey_paused_ns += now_ns() - since;
+	}
+	return NULL;
+}
+
 static void watch_loop(void)
 {
 	struct timespec next;
 	uint64_t period = (uint64_t)g.interval_us * 1000;
 	uint64_t prev_t = 0, t, nxt;
 	int64_t b, prev_b = -1;
-	pthread_t thr;
+	pthread_t thr, othr;
 	sigset_t block, old;
-	int have_thr = 0;
+	int have_thr = 0, have_othr = 0, ofd = -1;
 
 	x_refresh_ns = (uint64_t)g.refresh_us * 1000;
 	g.pause_ns = rocecc_pfc_quanta_ns((uint16_t)g.quanta, g.speed);
@@ -610,6 +803,15 @@ static void watch_loop(void)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
 		if (!have_thr)
 			fprintf(stderr, PROG ": no refresher thread; refreshing from the polls\n");
+	}
+	if (g.obey) {
+		ofd = obey_open(g.watch_ifindex);
+		sigfillset(&block);
+		pthread_sigmask(SIG_BLOCK, &block, &old);
+		have_othr = !pthread_create(&othr, NULL, obeyer, &ofd);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (!have_othr)
+			die(1, "--obey: cannot start the listener thread");
 	}
 	while (!stop_flag) {
 		if (dump_flag) {
@@ -671,6 +873,10 @@ static void watch_loop(void)
 	}
 	if (have_thr)
 		pthread_join(thr, NULL);
+	if (have_othr) {
+		pthread_join(othr, NULL);
+		close(ofd);
+	}
 	if (x_paused) {		/* do not leave the senders paused */
 		send_all(EV_XON, 0);
 		g.xon_sent++;
@@ -683,6 +889,7 @@ int main(int argc, char **argv)
 	enum {
 		O_WATCH = 256, O_LEAF, O_PRIO, O_XOFF, O_XON, O_PORTS,
 		O_INTERVAL, O_QUANTA, O_REFRESH, O_SPEED, O_STATS, O_RT, O_SEND,
+		O_OBEY, O_PAUSE_CMD, O_RESUME_CMD,
 	};
 	static const struct option opts[] = {
 		{ "watch", required_argument, NULL, O_WATCH },
@@ -698,6 +905,9 @@ int main(int argc, char **argv)
 		{ "stats", required_argument, NULL, O_STATS },
 		{ "rt", no_argument, NULL, O_RT },
 		{ "send", required_argument, NULL, O_SEND },
+		{ "obey", no_argument, NULL, O_OBEY },
+		{ "pause-cmd", required_argument, NULL, O_PAUSE_CMD },
+		{ "resume-cmd", required_argument, NULL, O_RESUME_CMD },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -750,6 +960,15 @@ int main(int argc, char **argv)
 		case O_SEND:
 			send = optarg;
 			break;
+		case O_OBEY:
+			g.obey = 1;
+			break;
+		case O_PAUSE_CMD:
+			g.pause_cmd = optarg;
+			break;
+		case O_RESUME_CMD:
+			g.resume_cmd = optarg;
+			break;
 		case 'v':
 			g.verbose = 1;
 			break;
@@ -769,8 +988,8 @@ int main(int argc, char **argv)
 	if (send) {
 		int i, st = 0;
 
-		if (g.watch || ports)
-			die(2, "--send does not go with --watch/--ports");
+		if (g.watch || ports || g.obey)
+			die(2, "--send does not go with --watch/--ports/--obey");
 		if (!quanta_set)
 			die(2, "--send needs --quanta (0 for XON)");
 		parse_ports("--send", send);
@@ -795,6 +1014,10 @@ int main(int argc, char **argv)
 		die(2, "--xon %" PRId64 " must be below --xoff %" PRId64, g.xon, g.xoff);
 	if (!g.quanta)
 		die(2, "--quanta: an XOFF needs at least 1 quantum");
+	if (g.obey && (!g.pause_cmd || !*g.pause_cmd || !g.resume_cmd || !*g.resume_cmd))
+		die(2, "--obey needs --pause-cmd and --resume-cmd");
+	if (!g.obey && (g.pause_cmd || g.resume_cmd))
+		die(2, "--pause-cmd/--resume-cmd need --obey");
 	g.watch_ifindex = port_index("--watch", g.watch);
 	parse_ports("--ports", ports);
 	for (c = 0; c < g.nports; c++)
@@ -834,9 +1057,10 @@ int main(int argc, char **argv)
 
 	if (g.verbose)
 		fprintf(stderr, PROG ": watching %s %s, prio %d, xoff %" PRId64
-			" xon %" PRId64 ", quanta %u, refresh %" PRId64 " us, poll %u us, %d ports\n",
+			" xon %" PRId64 ", quanta %u, refresh %" PRId64 " us, poll %u us, %d ports%s\n",
 			g.watch, g.leaf_str ? g.leaf_str : "root", g.prio, g.xoff,
-			g.xon, g.quanta, g.refresh_us, g.interval_us, g.nports);
+			g.xon, g.quanta, g.refresh_us, g.interval_us, g.nports,
+			g.obey ? ", obeying the receiver's PFC" : "");
 	watch_loop();
 	write_stats();
 	mnl_socket_close(g.nl);

@@ -478,6 +478,10 @@ topo_backlog_max() {
 #   topo_bottleneck_stall H           HTB class of port H down to 8 kbit/s (a
 #                                     receiver that stops draining: PFC storm)
 #   topo_bottleneck_unstall H RATE    back to RATE Mbit/s
+#   topo_bottleneck_cmd H stall|RATE  the tc command line of the two above,
+#                                     for pfcswitch --obey's --pause-cmd and
+#                                     --resume-cmd (the switch port obeys
+#                                     its receiver's PFC by stalling)
 #   topo_pfc_start H PRIO XOFF XON [FILE [PFCSWITCH ARGS...]]
 #                                     pfcswitch in the switch namespace,
 #                                     watching the leaf (10:) of port H, XOFF/
@@ -510,11 +514,21 @@ topo_bottleneck_limit() {
 }
 
 # The same HTB burst rule as topo_bottleneck.
+_topo_htb_args() {	# H RATE BURST: tc's arguments
+	echo "-n $TOPO_NS class change dev swp$1 parent 1: classid 1:1 htb rate $2 ceil $2 burst $3 cburst $3 quantum 1514"
+}
+
 _topo_htb_rate() {
-	local h=$1 rate=$2 burst=$3 out
-	out=$(tc -n "$TOPO_NS" class change dev "swp$h" parent 1: classid 1:1 htb \
-		rate "$rate" ceil "$rate" burst "$burst" cburst "$burst" quantum 1514 2>&1) ||
-		{ _topo_err "changing the HTB class of swp$h to $rate failed: $out"; return 1; }
+	local out
+	# shellcheck disable=SC2046 # words on purpose
+	out=$(tc $(_topo_htb_args "$@") 2>&1) ||
+		{ _topo_err "changing the HTB class of swp$1 to $2 failed: $out"; return 1; }
+}
+
+_topo_unstall_burst() {
+	local hburst=$((${1%.*} * 1500))
+	[ "$hburst" -ge 15000 ] || hburst=15000
+	echo "$hburst"
 }
 
 topo_bottleneck_stall() {
@@ -522,9 +536,15 @@ topo_bottleneck_stall() {
 }
 
 topo_bottleneck_unstall() {
-	local hburst=$((${2%.*} * 1500))
-	[ "$hburst" -ge 15000 ] || hburst=15000
-	_topo_htb_rate "$1" "${2}mbit" "$hburst"
+	_topo_htb_rate "$1" "${2}mbit" "$(_topo_unstall_burst "$2")"
+}
+
+topo_bottleneck_cmd() {
+	if [ "$2" = stall ]; then
+		echo "tc $(_topo_htb_args "$1" 8kbit 1514)"
+	else
+		echo "tc $(_topo_htb_args "$1" "${2}mbit" "$(_topo_unstall_burst "$2")")"
+	fi
 }
 
 topo_pfc_start() {
