@@ -12,18 +12,25 @@
 #  - pfcswitch (selftests/tools) sends XOFF out of swp1 while the queue
 #    toward host 2 is above 60 KB, XON at 40 KB: ordinary PFC, short pauses,
 #    no storm is reported;
-#  - the bottleneck is stalled (8 kbit/s, topo_bottleneck_stall): the queue
-#    never drains, the XOFFs are refreshed for ever: a storm. roceccd
-#    reports pfc_storm (log, /events.json, rocecc_pfcwd_* metrics) within
-#    detection_time + interval (+ slack for TCG) of the first PFC frame,
-#    and not before half the detection_time;
-#  - action = alert leaves PFC on; the stall ends: pfc_restored after
+#  - host 2, the receiver, stops draining: it asserts PFC on priority 3
+#    toward the switch for as long as it is stuck (XOFF refreshed out of
+#    veth2, as a NIC whose host does not consume its buffer does). The
+#    switch port swp2 obeys it (pfcswitch --obey: its egress to host 2
+#    stalls at 8 kbit/s while paused), its queue fills, and pfcswitch's
+#    own XOFFs toward host 1 never end: the storm has spread to the
+#    sender. roceccd on host 1 reports pfc_storm (log, /events.json,
+#    rocecc_pfcwd_* metrics) within detection_time + interval (+ slack for
+#    TCG) of the receiver's first PFC frame, and not before half the
+#    detection_time; the watchdog's own measure of the stall is at least
+#    detection_time;
+#  - action = alert leaves PFC on; the receiver recovers (its pause runs
+#    out, swp2 drains, the switch sends XON): pfc_restored after
 #    restoration_time without PFC frames;
 #  - action = disable (reload): the storm turns PFC off on priority 3
 #    (pfc_disabled; dcb pfc show), it stays off while the storm lasts, also
 #    across a reload (the "config wins" re-apply of [pfc] leaves it alone),
 #    and comes back (pfc_enabled, pfc_restored) restoration_time after the
-#    last PFC frame once the stall ends, not before;
+#    last PFC frame once the receiver recovers, not before;
 #  - on SIGTERM roceccd exits 0.
 # Part 1 runs with any rocecc.ko that has software DCB: XOFFs injected
 # (XOFF every 0.5 ms out of swp1) at an idle sender: the watchdog (paused
@@ -31,7 +38,7 @@
 # the netdev sends nothing) reports the storm, action = disable turns PFC
 # off, it stays off (also across a reload), and comes back
 # restoration_time after the last XOFF.
-# Part 2 (the stalled bottleneck above) needs rocecc.ko with the rocecc
+# Part 2 (the stuck receiver above) needs rocecc.ko with the rocecc
 # qdisc and its transmit-side PFC attributes (kmod/sch.c,
 # ROCECC_PFC_PRIO_A_TX_PAUSED): skipped without them.
 # Pause time: the watchdog wants the priority paused for 99% of every
@@ -261,10 +268,14 @@ tap_ok $? "tune = dry-run: the tuner follows the buffer of priority $PRIO (rocec
 ! grep -q "buffer tuner.*not tuning" "$work/rd.log"
 tap_ok $? "... with the headroom and total_size it needs" || tap_diag "$(grep "buffer tuner" "$work/rd.log")"
 
-inject() {	# XOFF (65535 quanta: 335 ms at SPEED) for PRIO out of swp1 every REFRESH_US
-	# one process (pfcswitch --send per frame is too slow under TCG:
-	# a frame every 150 ms or more, intervals without one stop the clock)
-	exec ip netns exec "$TOPO_NS" python3 -c '
+# inject DEV [NETNS]: XOFF (65535 quanta: 335 ms at SPEED) for PRIO out of
+# DEV every REFRESH_US until killed; prints the epoch ms of its first frame.
+# One process (pfcswitch --send per frame is too slow under TCG: a frame
+# every 150 ms or more, intervals without one stop the clock).
+inject() {
+	local ns=()
+	[ -z "${2:-}" ] || ns=(ip netns exec "$2")
+	exec "${ns[@]}" python3 -c '
 import socket, struct, sys, time
 dev, prio, period = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
 s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
@@ -278,12 +289,12 @@ s.send(f)
 print(int(time.time() * 1000), flush=True)	# t0: the first XOFF
 while True:
     s.send(f)
-    time.sleep(period)' swp1 "$PRIO" "$(awk -v u=$REFRESH_US 'BEGIN { print u / 1e6 }')"
+    time.sleep(period)' "$1" "$PRIO" "$(awk -v u=$REFRESH_US 'BEGIN { print u / 1e6 }')"
 }
 seq0=$(last_seq)
 # t0 is when the first XOFF went out, as the injector says: python takes
 # a second or more to start under TCG
-inject >"$work/inject.t0" &
+inject swp1 "$TOPO_NS" >"$work/inject.t0" &
 injpid=$!
 wait_until 20 test -s "$work/inject.t0"
 t0=$(head -n 1 "$work/inject.t0")
@@ -348,7 +359,27 @@ if [ "$HAVE_SCH" != 1 ]; then
 	exit 0
 fi
 
-# --- part 2: the rocecc qdisc, a stalled bottleneck -----------------------------------
+# --- part 2: the rocecc qdisc, a receiver that stops draining ---------------------------
+
+# stuck_receiver FILE: host 2 asserts PFC on PRIO out of veth2 until
+# receiver_recovers (RECV_PID); FILE gets the epoch ms of the first frame
+RECV_PID=
+stuck_receiver() {
+	inject veth2 >"$1" &
+	RECV_PID=$!
+	wait_until 20 test -s "$1"
+}
+receiver_recovers() {
+	kill "$RECV_PID" && wait "$RECV_PID" 2>/dev/null
+	RECV_PID=
+	return 0
+}
+# pfcswitch watching swp2, obeying host 2's PFC by stalling swp2's egress
+switch_pfc() {	# STATS_FILE
+	topo_pfc_start 2 $PRIO 60000 40000 "$1" --refresh-us $REFRESH_US --speed $SPEED \
+		--obey --pause-cmd "$(topo_bottleneck_cmd 2 stall)" \
+		--resume-cmd "$(topo_bottleneck_cmd 2 $RATE)"
+}
 
 write_conf alert
 seq0=$(last_seq)
@@ -375,7 +406,7 @@ tap_is "$(metric rocecc_pfcwd_state)" 0 "rocecc_pfcwd_state 0 (ok)"
 
 traffic 30 || tap_bail "no traffic"
 tap_run "pfcswitch: XOFF at 60 KB, XON at 40 KB on swp2's queue" \
-	topo_pfc_start 2 $PRIO 60000 40000 "$work/pfc1.json" --refresh-us $REFRESH_US --speed $SPEED ||
+	switch_pfc "$work/pfc1.json" ||
 	tap_bail "no pfcswitch"
 seq0=$(last_seq)
 _topo_sleep 3
@@ -386,14 +417,15 @@ tap_is "$(ev_after pfc_storm "$seq0")" "" "ordinary PFC (short pauses): no storm
 # --- a storm, action = alert -------------------------------------------------------------
 
 seq0=$(last_seq)
-t0=$(now_ms)
-tap_run "stall the bottleneck (8 kbit/s)" topo_bottleneck_stall 2
+tap_run "host 2 stops draining: it asserts PFC on priority $PRIO toward the switch" \
+	stuck_receiver "$work/recv1.t0"
+t0=$(head -n 1 "$work/recv1.t0")
 wait_until 10 has_ev pfc_storm "$seq0"
 tap_ok $? "pfc_storm reported" || tap_diag "$(tail -n 30 "$work/rd.log")"
 t1=$(ev_after pfc_storm "$seq0")
 if [ -n "$t1" ] && [ -n "$t0" ]; then
 	d=$((t1 - t0))
-	tap_diag "storm reported $d ms after the stall (detection $DETECT ms, interval $IVL ms)"
+	tap_diag "storm reported $d ms after the receiver's first PFC frame (detection $DETECT ms, interval $IVL ms)"
 	[ "$d" -le $((DETECT + IVL + SLACK)) ]
 	tap_ok $? "... within detection_time + interval (+ $SLACK ms slack): $d ms"
 	[ "$d" -ge $((DETECT / 2)) ]
@@ -411,13 +443,16 @@ pfc_on
 tap_ok $? "action alert: PFC stays on"
 tap_is "$(ev_after pfc_disabled "$seq0")" "" "... no pfc_disabled event"
 seq1=$(last_seq)
-tap_run "unstall the bottleneck" topo_bottleneck_unstall 2 $RATE
+tap_run "host 2 recovers (its last pause runs out)" receiver_recovers
 wait_until 20 has_ev pfc_restored "$seq1"
 tap_ok $? "pfc_restored once the queue drained" || tap_diag "$(tail -n 30 "$work/rd.log")"
 tap_is "$(metric rocecc_pfcwd_state)" 0 "rocecc_pfcwd_state 0 again"
 tap_is "$(metric rocecc_pfcwd_restorations_total)" $((R0 + 1)) "rocecc_pfcwd_restorations_total +1"
 topo_pfc_stop
 tap_diag "pfcswitch: $(topo_pfc_stat "$work/pfc1.json" lapses) lapses ($(topo_pfc_stat "$work/pfc1.json" lapsed_ms) ms unpaused), refresh gap max $(topo_pfc_stat "$work/pfc1.json" gap_us_max) us"
+tap_diag "pfcswitch obeying host 2: $(topo_pfc_stat "$work/pfc1.json" obey_frames) PFC frames, $(topo_pfc_stat "$work/pfc1.json" obey_pauses) pauses ($(topo_pfc_stat "$work/pfc1.json" obey_paused_ms) ms), $(topo_pfc_stat "$work/pfc1.json" obey_expired) ran out, command max $(topo_pfc_stat "$work/pfc1.json" cmd_ms_max) ms"
+tap_cmp "$(topo_pfc_stat "$work/pfc1.json" obey_pauses)" -ge 1 "the switch port obeyed the receiver's PFC (stalled its egress)"
+tap_is "$(topo_pfc_stat "$work/pfc1.json" cmd_errors)" 0 "... every pause/resume command succeeded"
 traffic_stop
 
 # --- a storm, action = disable ---------------------------------------------------------
@@ -428,12 +463,12 @@ kill -HUP "$rdpid"
 wait_until 10 reloaded_after "$seq0"
 tap_ok $? "reload: action = disable"
 traffic 40 || tap_bail "no traffic"
-tap_run "pfcswitch again" topo_pfc_start 2 $PRIO 60000 40000 "$work/pfc2.json" --refresh-us $REFRESH_US --speed $SPEED ||
+tap_run "pfcswitch again" switch_pfc "$work/pfc2.json" ||
 	tap_bail "no pfcswitch"
 _topo_sleep 2
 seq0=$(last_seq)
-t0=$(now_ms)
-tap_run "stall the bottleneck" topo_bottleneck_stall 2
+tap_run "host 2 stops draining again" stuck_receiver "$work/recv2.t0"
+t0=$(head -n 1 "$work/recv2.t0")
 wait_until 10 has_ev pfc_disabled "$seq0"
 tap_ok $? "the storm turns PFC off on priority $PRIO (pfc_disabled)" ||
 	tap_diag "$(tail -n 30 "$work/rd.log")"
@@ -443,7 +478,7 @@ tap_ok $? "pfc_storm within detection_time + interval + slack ($((t1 - t0)) ms)"
 ! pfc_on
 tap_ok $? "dcb pfc show: priority $PRIO off$todo"
 tap_is "$(metric rocecc_pfcwd_pfc_disabled)" 1 "rocecc_pfcwd_pfc_disabled 1$todo"
-# the stall goes on: PFC frames keep coming, the priority must stay off
+# the receiver is still stuck: PFC frames keep coming, the priority must stay off
 off=0
 for _ in $(seq 10); do
 	pfc_on || off=$((off + 1))
@@ -460,13 +495,13 @@ tap_ok $? "... also across a reload$todo" || tap_diag "$(tail -n 20 "$work/rd.lo
 grep -q "PFC stays off on priority $PRIO: the PFC watchdog holds it off" "$work/rd.log"
 tap_ok $? "... which says so in the log$todo"
 seq1=$(last_seq)
-tap_run "unstall the bottleneck" topo_bottleneck_unstall 2 $RATE
+tap_run "host 2 recovers" receiver_recovers
 tu=$(now_ms)
 wait_until 30 has_ev pfc_enabled "$seq1"
 tap_ok $? "PFC comes back on priority $PRIO (pfc_enabled)$todo" || tap_diag "$(tail -n 30 "$work/rd.log")"
 t2=$(ev_after pfc_enabled "$seq1")
 [ -n "$t2" ] && [ $((t2 - tu)) -ge $RESTORE ]
-tap_ok $? "... not before restoration_time after the stall ended ($((t2 - tu)) ms)$todo"
+tap_ok $? "... not before restoration_time after the receiver recovered ($((t2 - tu)) ms)$todo"
 pfc_on
 tap_ok $? "dcb pfc show: priority $PRIO on again"
 test -n "$(ev_after pfc_restored "$seq1")"
