@@ -189,15 +189,20 @@ tap_diag "[${SECONDS} s] PFC enforcement"
 # checks between XOFF and XON took 3.4 s in one CI run), and 0x100 quanta
 # 131 ms.
 pfc_send() { ip netns exec "$TOPO_NS" "${T[@]}" pfc swp1 "$@"; }
+pfc_setup() {
+	local c
+	echo 1 >/sys/module/rocecc/parameters/pfc_speed_mbps &&
+		tc qdisc replace dev "$D" root handle 1: rocecc || return 1
+	for c in 1 2 3 4 5 6 7 8; do
+		tc qdisc add dev "$D" parent "1:$c" fq flow_limit 1000 || return 1
+	done
+	"$DP_CLI" dev attach "$D" && dcb pfc set dev "$D" prio-pfc 3:on
+}
+
 pfc_steps() {
 	local p0 s0 q t0 t1
 	tap_run "attach veth1 (root rocecc, fq under every class), PFC on priority 3" \
-		sh -c "echo 1 >/sys/module/rocecc/parameters/pfc_speed_mbps &&
-			tc qdisc replace dev $D root handle 1: rocecc &&
-			for c in 1 2 3 4 5 6 7 8; do
-				tc qdisc add dev $D parent 1:\$c fq flow_limit 1000 || exit 1
-			done && $DP_CLI dev attach $D &&
-			dcb pfc set dev $D prio-pfc 3:on" || return 1
+		pfc_setup || return 1
 	p0=$(cls 1:4 packets) s0=$(cls 1:1 packets)
 	t0=$(date +%s%N)
 	pfc_send 0x08 0xffff 1

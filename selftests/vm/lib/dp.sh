@@ -22,6 +22,8 @@
 #                               "roce=.. notect=.. ect0=.. ect1=.. ce=..
 #                                icrc_bad=.. cnp=.. cnp_icrc_bad=.. ..."
 #   dp_kv "k=v ..." KEY         a value out of such a line
+#   dcb ARGS...                 iproute2's dcb; a "set" whose answer it
+#                               misreads (below) is run again, twice at most
 
 DP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
 DP_KO=$DP_TOP/kmod/rocecc.ko
@@ -92,4 +94,30 @@ dp_kv() {
 		[ "${kv%%=*}" = "$2" ] && { echo "${kv#*=}"; return 0; }
 	done
 	echo 0
+}
+
+# iproute2 6.1's dcb numbers every request with time(NULL), and a "set"
+# is a GET and a SET on one socket. Once in a while (a CI run of
+# t_pfc_incast.t, under TCG, where the two can be a second apart) it
+# reads a message numbered with an earlier second while waiting for the
+# SET's answer: libmnl's sequence check fails, "Attribute write: Protocol
+# error", exit 1, after the kernel has processed the SET. Setting the same
+# values again is harmless: run it again. Any other failure, a refusal
+# included, is returned as it is.
+dcb() {
+	local err st i
+	case " $* " in
+	*" set "*) ;;
+	*) command dcb "$@"; return ;;
+	esac
+	err=$(mktemp /tmp/dcb.err.XXXXXX) || return 1
+	for i in 1 2 3; do
+		command dcb "$@" 2>"$err"
+		st=$?
+		[ "$st" -ne 0 ] && grep -q "Attribute write: Protocol error" "$err" || break
+		[ "$i" = 3 ] || echo "dp.sh: dcb $*: answer misread (iproute2 6.1), again" >&2
+	done
+	cat "$err" >&2
+	rm -f "$err"
+	return "$st"
 }
