@@ -33,7 +33,7 @@
 #    last PFC frame once the receiver recovers, not before;
 #  - on SIGTERM roceccd exits 0.
 # Part 1 runs with any rocecc.ko that has software DCB: XOFFs injected
-# (XOFF every 0.5 ms out of swp1) at an idle sender: the watchdog (paused
+# (XOFF every 5 ms out of swp1) at an idle sender: the watchdog (paused
 # time from the rocecc qdisc, or its fallback: PFC frames received while
 # the netdev sends nothing) reports the storm, action = disable turns PFC
 # off, it stays off (also across a reload), and comes back
@@ -53,8 +53,9 @@
 # 65535 quanta = 335 ms, refreshed every 5 ms, which TCG's stalls do not
 # outlast; XON still ends a pause at once, so ordinary PFC stays short.
 # Knobs: ROCECC_PFCWD_SLACK_MS (3000: TCG's delays on top of detection_time
-# + interval, from the stall command to the first XOFF and from the
-# watchdog's decision to the event; 0.3 to 1.2 s seen; on real hardware
+# + interval: from the receiver's first PFC frame to the switch's first
+# XOFF (pfcswitch runs tc to stall the port, up to 0.3 s) and from the
+# watchdog's decision to the event; 0.2 to 1.2 s seen; on real hardware
 # ~100).
 # Run: flock /work/vm.lock selftests/vm/run selftests/vm/t_pfc_storm.t
 
