@@ -431,6 +431,7 @@ static void rd_tune_reset(struct rd_netdev *nd)
 	nd->tune_have_mod = false;
 	nd->tune_bufs = 0;
 	memset(nd->tune, 0, sizeof(nd->tune));
+	memset(nd->tune_held, 0, sizeof(nd->tune_held));
 }
 
 /* The baselines of the next round */
@@ -557,14 +558,18 @@ static void rd_tune_poll(struct rd *rd, struct rd_netdev *nd,
 			nd->tune_errlogged = true;
 			continue;
 		}
-		if (d.why == PFCTUNE_HOLD)
+		if (d.why == PFCTUNE_HOLD) {
+			nd->tune_held[b] = 0;
 			continue;
+		}
 		rd_jstr(nd->name, js, sizeof(js));
 		/* the event's text holds 640 bytes: the reason cut to fit (the
 		 * log has it whole) */
 		memcpy(rs, d.reason, sizeof(rs) - 1);
 		rs[sizeof(rs) - 1] = '\0';
 		rd_jstr(rs, jr, sizeof(jr));
+		if (d.proposal || d.changed)
+			nd->tune_held[b] = 0;
 		if (d.proposal) {
 			nd->tune_proposals[b]++;
 			nd->tune_proposed[b] = d.new_size;
@@ -588,8 +593,11 @@ static void rd_tune_poll(struct rd *rd, struct rd_netdev *nd,
 				 "\"netdev\":%s,\"buffer\":%u,\"from\":%u,\"to\":%u,\"why\":\"%s\",\"dry_run\":false,\"reason\":%s",
 				 js, b, in.size, d.new_size,
 				 pfctune_why_name(d.why), jr);
-		} else {
-			rd_log(LOG_INFO_, "%s: buffer tuner, buffer %u at %u bytes: %s: %s",
+		} else if (nd->tune_held[b] != 1 + d.why) {
+			/* a change that is due but held (rate limit, at a
+			 * bound): logged once, not every interval it lasts */
+			nd->tune_held[b] = (uint8_t)(1 + d.why);
+			rd_log(LOG_INFO_, "%s: buffer tuner, buffer %u at %u bytes: %s: %s (logged once while it lasts)",
 			       nd->name, b, in.size, pfctune_why_name(d.why),
 			       d.reason);
 		}

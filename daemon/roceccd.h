@@ -87,6 +87,8 @@ struct rd_netdev {
 	uint64_t tune_changes[DCBNL_BUFFERS][2];	/* up, down */
 	uint64_t tune_proposals[DCBNL_BUFFERS];
 	uint32_t tune_proposed[DCBNL_BUFFERS];	/* last dry-run proposal */
+	uint8_t tune_held[DCBNL_BUFFERS];	/* 1 + the pfctune_why last
+						 * logged as held; 0: none */
 };
 
 /* What rd_mod_pfc_get() reads of rocecc.ko for a netdev */

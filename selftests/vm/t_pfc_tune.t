@@ -158,6 +158,8 @@ tap_cmp "$big" -gt "$floor" "... to $big bytes"
 grep -qE "veth2: buffer tuner: grow buffer 1 [0-9]+ -> [0-9]+ bytes: .*intervals of pause pressure .* with little ECN" "$log"
 tap_ok $? "... each change logged with its reason"
 tap_is "$(buf_size 1)" "$big" "dcb buffer show reads the grown size back"
+xoff=$("$RD_CLI" -s dev show veth2 2>/dev/null | sed -n 's/.*prio 3 pfc 1 buffer 1 .* xoff \([0-9]*\) .*/\1/p' | head -n 1)
+tap_is "$xoff" $((big - 59040 / 8 - 2 * 1514)) "rocecc.ko's xoff for priority $PRIO moved with it (size - delay/8 - 2 MTU)"
 read -r sum total <<<"$(dcb_total)"
 tap_cmp "${sum:-0}" -gt 0 "dcb buffer show reads the sizes ($sum bytes) and total_size ($total)"
 tap_cmp "$sum" -le "$total" "... and they fit in total_size"
@@ -180,6 +182,8 @@ grep -qE "veth2: buffer tuner: shrink buffer 1 [0-9]+ -> [0-9]+ bytes: .*[0-9]+ 
 tap_ok $? "... with its reason in the log"
 low=$(tune_events | awk 'BEGIN { m = 2^53 } $3 != "floor" && $5 < m { m = $5 } END { print m }')
 tap_cmp "$low" -ge "$floor" "never below the floor ($low >= $floor bytes)"
+n=$(grep -c "veth2: buffer tuner, buffer 1 at $floor bytes: at_bound: .*would shrink but at the floor" "$log")
+tap_cmp "$n" -le 1 "a shrink held at the floor is logged once while it lasts, not every interval ($n)"
 
 # --- the record -------------------------------------------------------------------------
 
