@@ -697,6 +697,22 @@ static int obey_open(int ifindex)
 	return fd;
 }
 
+/* Resume the egress paused since @since; @why for -v */
+static void obey_resume(uint64_t since, int expired, const char *why)
+{
+	uint64_t t = now_ns();
+
+	run_cmd("--resume-cmd", g.resume_cmd);
+	pthread_mutex_lock(&xmu);
+	g.obey_resumes++;
+	g.obey_expired += (uint64_t)expired;
+	g.obey_paused_ns += t - since;
+	pthread_mutex_unlock(&xmu);
+	if (g.verbose)
+		fprintf(stderr, PROG ": %.3f ms egress resumed (%s)\n",
+			(now_ns() - g.t0_ns) / 1e6, why);
+}
+
 /*
  * The listener: reads the frames the receiver sends into the watched port
  * and pauses/resumes its egress. Its own thread, so that neither the
@@ -719,15 +735,7 @@ static void *obeyer(void *arg)
 		t = now_ns();
 		if (paused) {
 			if (t >= until) {
-				run_cmd("--resume-cmd", g.resume_cmd);
-				pthread_mutex_lock(&xmu);
-				g.obey_resumes++;
-				g.obey_expired++;
-				g.obey_paused_ns += t - since;
-				pthread_mutex_unlock(&xmu);
-				if (g.verbose)
-					fprintf(stderr, PROG ": %.3f ms egress resumed (pause ran out)\n",
-						(now_ns() - g.t0_ns) / 1e6);
+				obey_resume(since, 1, "pause ran out");
 				paused = 0;
 				continue;
 			}
@@ -763,22 +771,12 @@ static void *obeyer(void *arg)
 			paused = 1;
 			since = t;
 		} else if (paused) {
-			run_cmd("--resume-cmd", g.resume_cmd);
-			pthread_mutex_lock(&xmu);
-			g.obey_resumes++;
-			g.obey_paused_ns += t - since;
-			pthread_mutex_unlock(&xmu);
-			if (g.verbose)
-				fprintf(stderr, PROG ": %.3f ms egress resumed (XON)\n",
-					(now_ns() - g.t0_ns) / 1e6);
+			obey_resume(since, 0, "XON");
 			paused = 0;
 		}
 	}
-	if (paused) {		/* do not leave the port stalled */
-		run_cmd("--resume-cmd", g.resume_cmd);
-		g.obey_resumes++;
-		g.obey_paused_ns += now_ns() - since;
-	}
+	if (paused)		/* do not leave the port stalled */
+		obey_resume(since, 0, "exit");
 	return NULL;
 }
 
