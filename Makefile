@@ -72,9 +72,17 @@ $(CHECKPATCH):
 
 # CAMELCASE: without the kernel tree checkpatch cannot know the kernel's own
 # names (struct Qdisc, Qdisc_ops), which it seeds from include/ in-tree.
+# kmod/kcompat.h is where the kernel version is tested (and only there:
+# the grep fails the check if LINUX_VERSION_CODE appears in another file).
+KCOMPAT		:= kmod/kcompat.h
 checkpatch: $(CHECKPATCH)
 	$(CHECKPATCH) --strict --no-tree --terse --show-types \
-		--ignore FILE_PATH_CHANGES,CAMELCASE -f $(KSRC)
+		--ignore FILE_PATH_CHANGES,CAMELCASE -f $(filter-out $(KCOMPAT),$(KSRC))
+	$(CHECKPATCH) --strict --no-tree --terse --show-types \
+		--ignore FILE_PATH_CHANGES,CAMELCASE,LINUX_VERSION_CODE,CONSTANT_COMPARISON \
+		-f $(KCOMPAT)
+	@! grep -n 'LINUX_VERSION_CODE\|ROCECC_KERNEL_SINCE' $(filter-out $(KCOMPAT),$(KSRC)) || \
+		{ echo "kernel version tests belong in $(KCOMPAT)" >&2; false; }
 
 # W=1 with warnings as errors, then sparse over every file (C=2).
 check-style: deps checkpatch

@@ -53,6 +53,7 @@
 #include <rocecc/icrc.h>
 #include <rocecc/roce.h>
 
+#include "kcompat.h"
 #include "rocecc.h"
 #include "dp.h"
 
@@ -265,7 +266,7 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	tx.lqpn = rocecc_rxe_lqpn(skb, rdev);
 	depart = rocecc_rp_tx(rdev, p, f, &tx, rocecc_now());
 	if (depart)
-		skb_set_delivery_time(skb, ns_to_ktime(depart), true);
+		rocecc_skb_set_edt(skb, depart);
 	return NF_ACCEPT;
 }
 

@@ -52,6 +52,7 @@
 #include <net/sch_generic.h>
 #include <rocecc/pfc.h>
 
+#include "kcompat.h"
 #include "rocecc.h"
 
 #define ROCECC_SCH_BANDS	ROCECC_PFC_PRIOS
@@ -546,4 +547,5 @@ void rocecc_sch_exit(void)
 	unregister_qdisc(&rocecc_sch_ops);
 }
 
-MODULE_ALIAS("sch_rocecc");
+/* "tc qdisc add ... rocecc" loads the module (after make dkms-install). */
+ROCECC_MODULE_ALIAS_QDISC("rocecc");
