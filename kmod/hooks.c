@@ -157,32 +157,6 @@ static bool rocecc_set_ect0(struct sk_buff *skb, u8 pf)
 	return true;
 }
 
-/*
- * The local QPN of a packet rxe transmits, or 0. rxe sends every packet of
- * a QP through the QP's own kernel UDP socket (skb->sk), whose
- * sk_user_data is the struct rxe_qp, and struct rxe_qp starts with its
- * struct ib_qp (6.1, drivers/infiniband/sw/rxe/rxe_verbs.h). The first
- * field of struct ib_qp is the ib_device; only if it is the rxe device of
- * this netdev (a cookie the resolver and the ib_client keep) is the rest
- * read. The skb holds a QP reference (rxe_send), so the QP is alive. The
- * resolver confirms the QPN through ib_core before its timeout is used.
- */
-static u32 rocecc_rxe_lqpn(const struct sk_buff *skb,
-			   const struct rocecc_dev *rdev)
-{
-	const struct ib_device *ibdev = READ_ONCE(rdev->dp.ibdev);
-	struct sock *sk = skb->sk;
-	const struct ib_qp *qp;
-
-	if (!ibdev || !sk || !sk_fullsock(sk) ||
-	    sk->sk_protocol != IPPROTO_UDP)
-		return 0;
-	qp = rcu_dereference_sk_user_data(sk);
-	if (!qp || READ_ONCE(qp->device) != ibdev)
-		return 0;
-	return qp->qp_num & ROCECC_BTH_QPN_MASK;
-}
-
 static void rocecc_flow_touch(struct rocecc_flow *f)
 {
 	unsigned long now = jiffies;
