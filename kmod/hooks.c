@@ -78,7 +78,9 @@ static enum rocecc_cls rocecc_classify(u8 op)
 		    op == ROCECC_OP_RC_CMP_SWAP ||
 		    op == ROCECC_OP_RC_FETCH_ADD ||
 		    op == ROCECC_OP_RC_SEND_LAST_INV ||
-		    op == ROCECC_OP_RC_SEND_ONLY_INV)
+		    op == ROCECC_OP_RC_SEND_ONLY_INV ||
+		    op == ROCECC_OP_RC_FLUSH ||
+		    op == ROCECC_OP_RC_ATOMIC_WRITE)
 			return ROCECC_CLS_PACED;
 		if (op >= ROCECC_OP_RC_READ_RESP_FIRST &&
 		    op <= ROCECC_OP_RC_READ_RESP_ONLY)
