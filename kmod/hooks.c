@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rocecc: the netfilter hooks, IPv4 and IPv6, in init_net (where rdma_rxe
- * lives in 6.1).
+ * lives, in 6.1 and 6.12).
  *
  *  POST_ROUTING (egress, last before the qdisc): RoCEv2 packets that rxe
  *    sends on an attached device. Every RoCE packet but a CNP that leaves
@@ -210,7 +210,7 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	enum rocecc_cls cls;
 	const u8 *data;
 	u32 n, plen;
-	u64 depart;
+	u64 depart, now;
 
 	rdev = rocecc_hook_classify(skb, state, state->out, buf, &data, &n,
 				    &plen, &pkt);
@@ -240,9 +240,20 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	tx.pace = cls == ROCECC_CLS_PACED;
 	tx.ack_req = pkt.bth.ack_req;
 	tx.lqpn = rocecc_rxe_lqpn(skb, rdev);
-	depart = rocecc_rp_tx(rdev, p, f, &tx, rocecc_now());
+	now = rocecc_now();
+	depart = rocecc_rp_tx(rdev, p, f, &tx, now);
+	/*
+	 * A request that pacing does not delay leaves now: stamped so, not
+	 * with what rxe put there. rxe of 6.12 stamps every skb with
+	 * ktime_get() when it allocates it (as a realtime-typed stamp, which
+	 * fq takes as it is), which may be earlier than the departure given
+	 * to the QP's previous request, still in fq: fq would send this one
+	 * first, out of PSN order. 6.1 leaves the stamp 0 (fq: now).
+	 */
 	if (depart)
 		rocecc_skb_set_edt(skb, depart);
+	else if (tx.pace && READ_ONCE(rdev->dp.pace_ok))
+		rocecc_skb_set_edt(skb, now);
 	return NF_ACCEPT;
 }
 

@@ -9,12 +9,13 @@
  * A flow keeps the departure time of its next packet, next_tx. A request
  * handed to IP at `now` leaves at start = max(now, next_tx), and
  * next_tx = start + len / rate. If start > now the skb gets
- * skb->tstamp = start with mono_delivery_time set (CLOCK_MONOTONIC, what
- * 6.1's fq compares with ktime_get_ns()), and the root fq qdisc holds it
- * until then. Nothing is ever dropped for pacing: rxe stops handing over
- * packets when 64 skbs of a QP are in flight (freed only when they leave
- * the qdisc), which is the backpressure. A drop would make rxe roll back
- * and retry at once, a busy loop.
+ * skb->tstamp = start as a CLOCK_MONOTONIC stamp (rocecc_skb_set_edt(),
+ * what fq compares with ktime_get_ns()), and the fq qdisc holds it until
+ * then. Nothing is ever dropped for pacing: rxe stops handing over
+ * packets when 65 skbs of a QP are in flight (freed only when they leave
+ * the qdisc), which is the backpressure. A drop would make 6.1's rxe roll
+ * back and retry at once, a busy loop, and fails the work request and
+ * the QP on 6.12, whose rxe no longer retries a failed ip_local_out().
  *
  * The budget
  * ----------

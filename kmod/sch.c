@@ -20,6 +20,16 @@
  * rocecc_dscp_prio_default(); anything else by skb->priority & 7. No tc
  * filters.
  *
+ * A paused priority holds its RoCE packets, it never drops one: on 6.12 a
+ * failed ip_local_out() fails rxe's work request and puts the QP in the
+ * error state (6.1 retried). The push back is rxe's own: it hands IP at
+ * most 65 skbs per QP that have not been freed yet (the qdisc holds them,
+ * so a paused QP stops), and its responses are bounded by the peer's
+ * window. So a RoCEv2 packet (UDP to port 4791) goes into a band's pfifo
+ * whatever the pfifo's limit, which applies to everything else. A band
+ * with fq must have an fq that holds that bound (flow_limit and limit:
+ * attach warns, rp.c); fq never drops for pacing.
+ *
  * Dequeue: packet round-robin over the bands that are not paused, one
  * packet per band and turn. Not strict priority, and no ETS (no bandwidth
  * shares): the bands' own qdiscs (fq) do the shaping. When nothing can be
@@ -45,12 +55,15 @@
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
+#include <linux/udp.h>
 #include <linux/rtnetlink.h>
 #include <linux/timekeeping.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
+#include <net/ip.h>
 #include <net/sch_generic.h>
 #include <rocecc/pfc.h>
+#include <rocecc/roce.h>
 
 #include "kcompat.h"
 #include "rocecc.h"
@@ -109,6 +122,38 @@ static unsigned int rocecc_qdisc_classify(const struct rocecc_sch_data *q,
 	return skb->priority & 7;
 }
 
+/* Is @skb a RoCEv2 packet: IPv4 (not a fragment) or IPv6, UDP, port 4791? */
+static bool rocecc_qdisc_roce(const struct sk_buff *skb)
+{
+	int off = skb_network_offset(skb);
+	struct ipv6hdr _ip6;
+	const struct ipv6hdr *ip6;
+	struct iphdr _ip4;
+	const struct iphdr *ip4;
+	__be16 _port;
+	const __be16 *port;
+
+	switch (skb->protocol) {
+	case htons(ETH_P_IP):
+		ip4 = skb_header_pointer(skb, off, sizeof(_ip4), &_ip4);
+		if (!ip4 || ip4->protocol != IPPROTO_UDP || ip_is_fragment(ip4))
+			return false;
+		off += ip4->ihl * 4;
+		break;
+	case htons(ETH_P_IPV6):
+		ip6 = skb_header_pointer(skb, off, sizeof(_ip6), &_ip6);
+		if (!ip6 || ip6->nexthdr != IPPROTO_UDP)
+			return false;
+		off += sizeof(*ip6);
+		break;
+	default:
+		return false;
+	}
+	port = skb_header_pointer(skb, off + offsetof(struct udphdr, dest),
+				  sizeof(_port), &_port);
+	return port && *port == htons(ROCECC_UDP_PORT);
+}
+
 static int rocecc_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 				struct sk_buff **to_free)
 {
@@ -123,6 +168,10 @@ static int rocecc_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			return qdisc_drop(skb, sch, to_free);
 		__skb_queue_tail(&q->ctrl, skb);
 		ret = NET_XMIT_SUCCESS;
+	} else if (q->band[band].q->ops == &pfifo_qdisc_ops &&
+		   rocecc_qdisc_roce(skb)) {
+		/* Beyond the pfifo's limit too: see the top of the file. */
+		ret = qdisc_enqueue_tail(skb, q->band[band].q);
 	} else {
 		ret = qdisc_enqueue(skb, q->band[band].q, to_free);
 	}

@@ -14,7 +14,9 @@
 #    qdisc exists, fine after tc qdisc del; autoload by tc (sch_rocecc);
 #  - PFC enforcement (XOFF holds priority 3 while 0 flows, XON releases at
 #    once, a short XOFF expires by itself) with real PFC frames from the
-#    switch: needs the receive side, kmod/dcb.c; skipped without it.
+#    switch: needs the receive side, kmod/dcb.c; skipped without it;
+#  - a paused priority holds RoCEv2 packets beyond its pfifo's limit and
+#    drops only other packets.
 # The harness fails the run on any kernel warning (panic_on_warn=1).
 # Run: scripts/vm --test selftests/vm/t_sch.t
 
@@ -35,12 +37,16 @@ tap_run "ib_core, rdma_rxe and rocecc.ko load" dp_load || tap_bail "no module"
 tap_run "2-host topology comes up" topo_setup 2 || tap_bail "no topology"
 dst=$(topo_ip 2) dst6=$(topo_ip6 2)
 
-# cls CLASSID KEY: a class's counter, KEY one of bytes, packets, backlog
-# (bytes), qlen (tc -s class show; iproute2 6.1 has no JSON for classes)
+# cls CLASSID KEY: a class's counter, KEY one of bytes, packets, drops,
+# backlog (bytes), qlen (tc -s class show; iproute2 6.1 has no JSON for
+# classes)
 cls() {
 	tc -s class show dev "$D" | awk -v h="$1" -v k="$2" '
 		$1 == "class" { c = $3; next }
-		c == h && $1 == "Sent" { v["bytes"] = $2; v["packets"] = $4 }
+		c == h && $1 == "Sent" {
+			v["bytes"] = $2; v["packets"] = $4
+			d = $7; sub(/,$/, "", d); v["drops"] = d
+		}
 		c == h && $1 == "backlog" {
 			sub(/b$/, "", $2); sub(/p$/, "", $3)
 			v["backlog"] = $2; v["qlen"] = $3
@@ -230,6 +236,21 @@ d = json.load(sys.stdin)
 d = d[0] if isinstance(d, list) else d
 print([p for p in d["pfc"]["prio"] if p["prio"] == 3][0]["tx_pauses"])' 2>&1)" -eq 2 \
 		"rocecc dev show: tx_pauses of priority 3 is 2"
+	# A paused priority never drops a RoCE packet (6.12's rxe fails the
+	# QP on a drop): RoCEv2 (UDP to 4791) goes beyond the band pfifo's
+	# limit, anything else does not.
+	tc qdisc replace dev "$D" parent 1:4 pfifo limit 10
+	p0=$(cls 1:4 packets) d0=$(cls 1:4 drops)
+	pfc_send 0x08 0xffff 1
+	"${T[@]}" udp "$D" "$dst" 0x68 30 0 4791
+	"${T[@]}" udp "$D" "$dst" 0x68 30
+	q=$(cls 1:4 qlen)
+	tap_cmp "$q" -eq 40 "paused, pfifo limit 10: 30 RoCE packets and 10 others wait in 1:4"
+	tap_cmp "$(($(cls 1:4 drops) - d0))" -eq 20 "... the 20 other packets beyond the limit were dropped, no RoCE one"
+	pfc_send 0x08 0 1
+	_topo_sleep 0.1
+	tap_cmp "$(($(cls 1:4 packets) - p0))" -eq 40 "XON: the 40 went"
+	tc qdisc replace dev "$D" parent 1:4 fq flow_limit 1000
 	tap_run "detach, root qdisc back" sh -c "$DP_CLI dev detach $D &&
 		echo 0 >/sys/module/rocecc/parameters/pfc_speed_mbps &&
 		tc qdisc replace dev $D root handle 1: rocecc"
