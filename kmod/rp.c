@@ -26,7 +26,7 @@
  * packet leaves less than the timeout after the previous AckReq packet
  * (whose ACK re-armed the timer), or after it was handed over if the flow
  * was quiet; a packet held longer times out although nothing was lost
- * (DESIGN.md: 64 KB messages at 4 Mb/s). The flow therefore keeps ack_ref,
+ * (docs/design.md §6.4: 64 KB messages at 4 Mb/s). The flow therefore keeps ack_ref,
  * the departure time of its last AckReq packet, and no packet may leave
  * later than ack_ref + budget (ack_ref is taken as `now` once it is older
  * than the budget: the timer is then armed afresh by this packet). Capping
