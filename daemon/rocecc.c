@@ -60,7 +60,7 @@ static const char *prog = "rocecc";
 /*
  * The usage text, one entry per object: "rocecc help" prints them all,
  * "rocecc OBJECT help" its own. rocecc.8 documents the same commands and
- * keywords; daemon/test_man.sh holds the two to each other.
+ * keywords; daemon/test_man.py holds the two to each other.
  */
 static const struct {
 	const char *obj;
