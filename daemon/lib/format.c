@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pure logic of roceccd. See roceccd_fmt.h.
+ * Text of roceccd's data. See format.h.
  */
 #include <arpa/inet.h>
 #include <ctype.h>

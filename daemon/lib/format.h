@@ -2,10 +2,10 @@
 /*
  * Pure logic of roceccd (no netlink, no BPF, no sockets): flow names,
  * command-line values, percentiles of the flowmon histograms and the
- * Prometheus text format. Unit-tested by test_roceccd_fmt.c.
+ * Prometheus text format. Unit-tested by selftests/unit/daemon/test_format.c.
  */
-#ifndef _ROCECC_ROCECCD_FMT_H
-#define _ROCECC_ROCECCD_FMT_H
+#ifndef _ROCECC_LIB_FORMAT_H
+#define _ROCECC_LIB_FORMAT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -71,4 +71,4 @@ unsigned int rd_prom_hist(FILE *f, const char *name, const char *labels,
 			  const __u64 *buckets, uint64_t sum_ns,
 			  unsigned int per_octave);
 
-#endif /* _ROCECC_ROCECCD_FMT_H */
+#endif /* _ROCECC_LIB_FORMAT_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Pure logic of the rocecc CLI. See cli_util.h.
+ * Parsing and naming for the rocecc CLI and roceccd. See parse.h.
  */
 #include <ctype.h>
 #include <errno.h>

@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Pure logic of the rocecc CLI (no netlink, no output): argument parsing
- * and naming. Unit-tested by test_cli_util.c.
+ * and naming. Unit-tested by selftests/unit/daemon/test_parse.c.
  */
-#ifndef _ROCECC_CLI_UTIL_H
-#define _ROCECC_CLI_UTIL_H
+#ifndef _ROCECC_LIB_PARSE_H
+#define _ROCECC_LIB_PARSE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -45,4 +45,4 @@ struct cli_scope {
 };
 int cli_parse_scope(int *argc, char ***argv, struct cli_scope *sc);
 
-#endif /* _ROCECC_CLI_UTIL_H */
+#endif /* _ROCECC_LIB_PARSE_H */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Generic netlink plumbing of the rocecc CLI. See cli_nl.h.
+ * Generic netlink client of rocecc.ko's family. See rocecc_nl.h.
  */
 #include <errno.h>
 #include <stdio.h>

@@ -4,8 +4,8 @@
  * family, send a request, run the replies through a callback, and keep the
  * kernel's extack message of a failed request.
  */
-#ifndef _ROCECC_CLI_NL_H
-#define _ROCECC_CLI_NL_H
+#ifndef _ROCECC_LIB_ROCECC_NL_H
+#define _ROCECC_LIB_ROCECC_NL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,4 +44,4 @@ int rnl_talk(struct rnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
 /* Join the "events" group and run @cb on every message, forever. */
 int rnl_listen(struct rnl *r, mnl_cb_t cb, void *data);
 
-#endif /* _ROCECC_CLI_NL_H */
+#endif /* _ROCECC_LIB_ROCECC_NL_H */

@@ -4,10 +4,11 @@
  * clock): once per interval, from the priority's PFC, ECN and latency
  * counters, decide whether to move the size of the lossless priority's
  * receive buffer (DCB buffer_size[b] of its prio-buffer b), within safe
- * bounds, with hysteresis and a rate limit. Unit-tested by test_pfctune.c.
+ * bounds, with hysteresis and a rate limit. Unit-tested by
+ * selftests/unit/daemon/test_pfctune.c.
  *
  * The knob. The xoff threshold is size - headroom (include/rocecc/pfc.h
- * rocecc_pfc_thresholds(), daemon/headroom.h): the headroom above xoff is
+ * rocecc_pfc_thresholds(), daemon/policy/headroom.h): the headroom above xoff is
  * fixed by the link (what is still in flight when our XOFF goes out) and
  * must never be eaten into, so moving the size moves xoff, i.e. how much
  * the host lets queue in its receive buffer before it pauses the peer.

@@ -5,7 +5,7 @@
  * peer continuously for detection_time with no transmit progress, report
  * it, optionally ask for PFC to be disabled on that priority, and ask for
  * it back once no PFC frame has arrived for restoration_time. Unit-tested
- * by test_pfcwd.c.
+ * by selftests/unit/daemon/test_pfcwd.c.
  *
  * Modelled on the switch watchdogs (all read, none of their code used):
  *  - SONiC pfcwd (sonic-net/SONiC wiki "PFC Watchdog Design", sonic-swss

@@ -3,7 +3,7 @@
  * Rank map: the parallel layout of a training job (Megatron-style tensor,
  * pipeline and data parallelism) and where its ranks run, so that roceccd can
  * tag a flow between two hosts with the parallel groups it serves.
- * Unit-tested by test_rankmap.c.
+ * Unit-tested by selftests/unit/daemon/test_rankmap.c.
  *
  * File format (read with inih, Debian's libinih-dev; '#' or ';' start a
  * comment line, " ;" an inline comment; lines are at most 197 characters and

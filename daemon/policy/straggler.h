@@ -3,7 +3,7 @@
  * Straggler detection, the pure logic of roceccd (no BPF, no sockets):
  * "a flow whose p99 message completion time exceeds its group's median by
  * a configured factor is reported, since a training step waits for its
- * slowest message". Unit-tested by test_straggler.c.
+ * slowest message". Unit-tested by selftests/unit/daemon/test_straggler.c.
  *
  * Two steps, each round (every poll interval):
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * "rocecc latency": per-flow percentiles from roceccd. See cli_latency.h.
+ * "rocecc latency": per-flow percentiles from roceccd. See latency.h.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -35,7 +35,7 @@ void cli_latency_table(FILE *f, json_object *flows);
 
 /*
  * The HTTP client of "rocecc latency", shared with "rocecc top"
- * (cli_top.c), which fetches the same /flows.json every interval.
+ * (top.c), which fetches the same /flows.json every interval.
  *
  * cli_http_url(): "http://ADDR:PORT/PATH" into @buf (IPv6 addresses in
  * brackets).

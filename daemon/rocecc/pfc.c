@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rocecc pfc / rocecc buffer over DCB netlink, and rocecc pfc headroom.
- * See cli_pfc.h.
+ * See pfc.h.
  */
 #include <errno.h>
 #include <inttypes.h>

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rocecc pfc / rocecc buffer: IEEE PFC and DCB buffers of a netdev over DCB
- * netlink (dcbnl.h), and the PFC headroom calculator (headroom.h).
+ * netlink (lib/dcbnl.h), and the PFC headroom calculator
+ * (policy/headroom.h).
  *
  *   rocecc [-j [-p]] pfc show dev IF
  *   rocecc pfc set dev IF [prio-pfc P:on|off[,...]] [delay BITS]

@@ -12,7 +12,7 @@
  *   rocecc ... monitor
  *   rocecc [-j [-p]] latency [addr ADDR] [port PORT] [sort KEY]   (from roceccd)
  *   rocecc [-j] top [addr ADDR] [port PORT] [sort KEY] [delay SEC] [count N]
- *   rocecc [-j [-p]] pfc show dev IF              (DCB netlink, cli_pfc.h)
+ *   rocecc [-j [-p]] pfc show dev IF              (DCB netlink, pfc.h)
  *   rocecc pfc set dev IF [prio-pfc P:on|off,...] [delay BITS] [mbc on|off]
  *   rocecc [-j [-p]] pfc headroom speed SPEED mtu BYTES cable LENGTH ...
  *   rocecc [-j [-p]] buffer show dev IF

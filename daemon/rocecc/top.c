@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * "rocecc top": a live view of roceccd's flows. See cli_top.h.
+ * "rocecc top": a live view of roceccd's flows. See top.h.
  */
 #include <errno.h>
 #include <inttypes.h>

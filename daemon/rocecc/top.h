@@ -8,7 +8,7 @@
  * with "count N"; -j: one JSON object per frame and line (NDJSON).
  *
  * The pure logic (rates, sorting, frames) is below and unit-tested by
- * test_cli_top.c; cli_top() is the loop around it.
+ * selftests/unit/daemon/test_top.c; cli_top() is the loop around it.
  */
 #ifndef _ROCECC_CLI_TOP_H
 #define _ROCECC_CLI_TOP_H

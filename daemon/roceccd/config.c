@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * roceccd's configuration file: parsing, cross-key checks and printing
- * (format in rdconf.h).
+ * (format in config.h).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -419,7 +419,7 @@ static int parse_devices(const char *s, char *out, size_t n, char *why,
 	return 0;
 }
 
-/* rankmap.h's host names. */
+/* policy/rankmap.h's host names. */
 static bool valid_host(const char *s)
 {
 	size_t n = 0;

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The configuration file of roceccd (RD_CONF_DEFAULT_PATH; an annotated
- * example is daemon/roceccd.conf). Pure logic: parsing, checking and
- * printing, no side effects. Unit-tested by test_rdconf.c.
+ * example is daemon/roceccd/roceccd.conf). Pure logic: parsing, checking and
+ * printing, no side effects. Unit-tested by
+ * selftests/unit/daemon/test_config.c.
  *
  * File format (read with inih, Debian's libinih-dev; '#' or ';' start a
  * comment line, " ;" (blank, then ';') an inline comment, '#' after a value
@@ -47,7 +48,7 @@
  *				; else process
  *
  *	[rankmap]
- *	file = none		; an absolute path of a rank map (rankmap.h),
+ *	file = none		; an absolute path of a rank map (policy/rankmap.h),
  *				; or none
  *	host = NAME		; this host's name in the rank map; not set by
  *				; default: found from this host's addresses
@@ -70,7 +71,7 @@
  *	buffer_size = auto	; BUFFER:SIZE pairs (SIZE bytes, or K / M,
  *				; 1024-based), or auto: every buffer that
  *				; holds a PFC priority gets the headroom
- *				; calculator's size (headroom.h) for speed,
+ *				; calculator's size (policy/headroom.h) for speed,
  *				; mtu and cable_length, the lossy buffers
  *				; share the rest of the device's total_size
  *				; (rd_pfc_target()). Not set by default
@@ -111,8 +112,8 @@
  * line for a file that cannot be opened or read and for rd_conf_check().
  * Only the first error is reported.
  */
-#ifndef _ROCECC_RDCONF_H
-#define _ROCECC_RDCONF_H
+#ifndef _ROCECC_ROCECCD_CONFIG_H
+#define _ROCECC_ROCECCD_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -171,7 +172,7 @@ struct rd_conf {
 					 * path: loading it is rankmap_load()'s
 					 * job */
 	char local_host[256];		/* "" = not set; else 1 to 255 of
-					 * [A-Za-z0-9._:-] (rankmap.h's host
+					 * [A-Za-z0-9._:-] (policy/rankmap.h's host
 					 * names) */
 	/* [pfc]; a key not set leaves the device's value alone */
 	char pfc_devices[512];		/* as module_devices: "" = all */
@@ -187,13 +188,13 @@ struct rd_conf {
 	double pfc_cable_m;		/* 7 */
 	unsigned int pfc_speed_mbps;	/* 0 = auto */
 	unsigned int pfc_mtu;		/* 0 = auto */
-	/* [pfc] PFC storm watchdog (pfcwd.h, rd_pfcwd.c) */
+	/* [pfc] PFC storm watchdog (policy/pfcwd.h, pfcwd.c) */
 	int pfc_wd;			/* -1 = auto (on when priorities
 					 * are set and not none), 0, 1 */
 	uint64_t pfc_wd_detect_ms;	/* 200 */
 	uint64_t pfc_wd_restore_ms;	/* 400 */
 	int pfc_wd_action;		/* RD_PFCWD_ALERT */
-	/* [pfc] closed-loop buffer tuner (pfctune.h, rd_pfcwd.c) */
+	/* [pfc] closed-loop buffer tuner (policy/pfctune.h, pfcwd.c) */
 	int pfc_tune;			/* RD_PFCTUNE_OFF */
 	uint64_t pfc_tune_lat_us;	/* 1000; 0 = none (never shrink) */
 	uint64_t pfc_tune_ivl_ms;	/* 2000; >= interval */
@@ -305,4 +306,4 @@ int rd_group_by_parse(const char *s);
  */
 bool rd_conf_equal(const struct rd_conf *a, const struct rd_conf *b);
 
-#endif /* _ROCECC_RDCONF_H */
+#endif /* _ROCECC_ROCECCD_CONFIG_H */

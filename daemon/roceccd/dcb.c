@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * roceccd: IEEE PFC and DCB buffers of the RoCE netdevs over DCB netlink
- * (dcbnl.h). Every poll reads each netdev's PFC and buffers once (one
+ * (lib/dcbnl.h). Every poll reads each netdev's PFC and buffers once (one
  * DCB_CMD_IEEE_GET: /metrics shows that reading), and applies the [pfc]
- * section of the configuration (rdconf.h):
+ * section of the configuration (config.h):
  *  - when the netdev is first found (discovered, or adopted with rocecc.ko
  *    already attached),
  *  - when its DCB appears (rocecc.ko's software DCB comes with attaching
@@ -189,7 +189,7 @@ static void rd_pfc_apply(struct rd *rd, struct rd_netdev *nd,
 		return;
 	}
 	/*
-	 * The watchdog and the tuner (rd_pfcwd.c) own some of these values
+	 * The watchdog and the tuner (pfcwd.c) own some of these values
 	 * for a while: a priority whose PFC the watchdog turned off stays off
 	 * until the storm is over (it turns it on again itself), and with
 	 * tune = on the tuner's buffer sizes are the target ([pfc]

@@ -381,7 +381,7 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 	}
 }
 
-/* ---- PFC counters for the watchdog and the tuner (rd_pfcwd.c) ------------ */
+/* ---- PFC counters for the watchdog and the tuner (pfcwd.c) ------------ */
 
 static void rd_mod_pfc_prio(const struct nlattr *nest, struct rd_mod_pfc *out)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * roceccd: the PFC storm watchdog (pfcwd.h) and the closed-loop buffer
- * tuner (pfctune.h) wired to the netdevs: what they read, what they do,
+ * roceccd: the PFC storm watchdog (policy/pfcwd.h) and the closed-loop buffer
+ * tuner (policy/pfctune.h) wired to the netdevs: what they read, what they do,
  * what they log, record and export. Both are pure state machines; this
  * file feeds them once per poll (rd_pfcwd_poll(), after rd_dcb_sync() has
  * read the netdev's DCB) and acts on what they decide.
@@ -35,11 +35,11 @@
  * ENABLE_PFC (bit set again, event pfc_enabled), RESTORED (event
  * pfc_restored), and RESET, GAP, OPER_OFF, OPER_ON, OVERRIDE (logged).
  * nd->wd_disabled holds the priorities whose PFC the watchdog turned off:
- * rd_dcb.c's re-apply of [pfc] leaves them off (neither the drift check
+ * dcb.c's re-apply of [pfc] leaves them off (neither the drift check
  * nor a reload turns them on), and the watchdog turns them on again at
  * restoration, when it is turned off (watchdog = off, devices, reload), or
  * when a re-enable failed (retried every poll). The reference reading
- * rd_dcb.c compares with follows the watchdog's own changes.
+ * dcb.c compares with follows the watchdog's own changes.
  *
  * Tuner, per (netdev, buffer holding a priority of [pfc] priorities),
  * every tune_interval (measured on CLOCK_MONOTONIC, checked every poll),
@@ -65,7 +65,7 @@
  * when the sizes would add up to more than total_size (rocecc.ko and the
  * NICs refuse that), the excess is taken from the buffers that hold no
  * lossless priority, the largest first. The device is read back; the
- * read-back sizes become the tuner's target (nd->tune_size): rd_dcb.c's
+ * read-back sizes become the tuner's target (nd->tune_size): dcb.c's
  * apply of [pfc] uses them instead of [pfc] buffer_size while tune = on
  * (the configured size is where the tuner starts) and the drift check
  * compares against them. tune = off or dry-run (reload) drops the target:
@@ -209,7 +209,7 @@ static void rd_wd_events(struct rd *rd, struct rd_netdev *nd,
 			break;
 		case PFCWD_EV_OVERRIDE:
 			/* someone turned it on: it is no longer ours, and
-			 * rd_dcb.c's reference reads it on again */
+			 * dcb.c's reference reads it on again */
 			nd->wd_disabled &= (uint8_t)~(1u << w->prio);
 			if (nd->pfc_ok && rd->conf.pfc_prio_set &&
 			    (rd->conf.pfc_en & 1u << w->prio))

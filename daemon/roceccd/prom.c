@@ -3,7 +3,7 @@
  * roceccd: /metrics in Prometheus text format. Every flow's counters and
  * histograms, flowmon's own counters, straggler state and rank-map groups,
  * the aggregates per process, peer and group, rocecc.ko's counters
- * (rd_module.c), PFC and DCB buffers per netdev (rd_dcb.c) and the
+ * (module.c), PFC and DCB buffers per netdev (dcb.c) and the
  * daemon's.
  */
 #include <dirent.h>

@@ -27,8 +27,8 @@
  *
  * This file holds discovery and QP learning, the snapshots of the flow
  * table, groups and stragglers, /flows and /flows.json, HTTP, BPF pinning,
- * configuration and reload, and main. The TC plumbing is in rd_tc.c,
- * rocecc.ko's in rd_module.c, the Prometheus output in rd_prom.c;
+ * configuration and reload, and main. The TC plumbing is in tc.c,
+ * rocecc.ko's in module.c, the Prometheus output in prom.c;
  * roceccd.h has what they share.
  */
 #include <arpa/inet.h>

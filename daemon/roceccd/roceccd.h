@@ -2,9 +2,9 @@
 /*
  * roceccd's state, and what its files share: roceccd.c (discovery, the
  * flow table's snapshots, groups and stragglers, HTTP, configuration,
- * main), rd_tc.c (TC attachment, root qdisc), rd_module.c (rocecc.ko),
- * rd_dcb.c (PFC and buffers over DCB netlink), rd_pfcwd.c (PFC storm
- * watchdog and closed-loop buffer tuner) and rd_prom.c (/metrics).
+ * main), tc.c (TC attachment, root qdisc), module.c (rocecc.ko), dcb.c
+ * (PFC and buffers over DCB netlink), pfcwd.c (PFC storm watchdog and
+ * closed-loop buffer tuner) and prom.c (/metrics).
  */
 #ifndef _ROCECC_ROCECCD_H
 #define _ROCECC_ROCECCD_H
@@ -54,7 +54,7 @@ struct rd_netdev {
 	unsigned int mod_gen;	/* rd.conf_gen its module parameters follow */
 	unsigned int mod_err_gen;	/* rd.conf_gen of the last error logged */
 	int rank_host;		/* this host in the rank map, or -1 */
-	/* DCB (rd_dcb.c) */
+	/* DCB (dcb.c) */
 	unsigned int pfc_gen;	/* rd.conf_gen [pfc] was applied for, 0: not
 				 * yet */
 	bool pfc_nodcb;		/* the netdev has no DCB: logged */
@@ -63,16 +63,16 @@ struct rd_netdev {
 	struct dcbnl_ieee pfc_ref;	/* read back after that apply */
 	bool dcb_have;		/* dcb holds this poll's reading */
 	struct dcbnl_ieee dcb;	/* PFC and buffers as last read */
-	/* PFC storm watchdog (rd_pfcwd.c) */
+	/* PFC storm watchdog (pfcwd.c) */
 	struct pfcwd_prio wd[DCBNL_PRIOS];
 	uint8_t wd_active;	/* priorities with a watchdog running */
 	uint8_t wd_disabled;	/* priorities whose PFC the watchdog turned
-				 * off: rd_dcb.c leaves them off */
+				 * off: dcb.c leaves them off */
 	uint8_t wd_tx;		/* transmit side logged as 1 absent, 2 there */
 	/* p99.9 message completion of the netdev's flows over the
 	 * straggler window (roceccd.c), for the tuner; 0: none */
 	uint64_t tail_ns, tail_samples;
-	/* closed-loop buffer tuner (rd_pfcwd.c) */
+	/* closed-loop buffer tuner (pfcwd.c) */
 	struct pfctune_state tune[DCBNL_BUFFERS];
 	uint8_t tune_bufs;	/* buffers it tunes (last round) */
 	bool tune_have;		/* tune_size is the tuner's target */
@@ -228,14 +228,14 @@ size_t rd_rank_groups(struct rd *rd, const struct rd_flow_view *v,
 void rd_group_label(uint64_t key, const struct rd_flow_view *v, char *buf,
 		    size_t n);
 
-/* rd_tc.c */
+/* tc.c */
 int rd_root_kind(uint32_t ifindex, char *kind, size_t n);
 int rd_root_fq(uint32_t ifindex, bool add);
 int rd_root_rocecc(uint32_t ifindex);
 int rd_attach(struct rd *rd, struct rd_netdev *nd);
 void rd_detach(struct rd_netdev *nd);
 
-/* rd_module.c */
+/* module.c */
 void rd_mod_sync(struct rd *rd, struct rd_netdev *nd);
 void rd_mod_release(struct rd *rd, struct rd_netdev *nd);
 void rd_mod_metrics(struct rd *rd, FILE *f);
@@ -243,23 +243,23 @@ void rd_mod_metrics(struct rd *rd, FILE *f);
 int rd_mod_pfc_get(struct rd *rd, const struct rd_netdev *nd,
 		   struct rd_mod_pfc *out);
 
-/* rd_dcb.c */
+/* dcb.c */
 void rd_dcb_sync(struct rd *rd, struct rd_netdev *nd);
 void rd_dcb_metrics(struct rd *rd, FILE *f);
 void rd_dcb_close(struct rd *rd);
 bool rd_dcb_ready(struct rd *rd);
 unsigned int rd_sysfs_uint(const char *dev, const char *attr);
 
-/* rd_pfcwd.c */
+/* pfcwd.c */
 void rd_pfcwd_poll(struct rd *rd, struct rd_netdev *nd);
 void rd_pfcwd_metrics(struct rd *rd, FILE *f);
 /* On exit: PFC back on the priorities the watchdog holds off */
 void rd_pfcwd_release(struct rd *rd, struct rd_netdev *nd);
-/* The tuner's buffer sizes onto @b, if it holds @nd's (rd_dcb.c's apply) */
+/* The tuner's buffer sizes onto @b, if it holds @nd's (dcb.c's apply) */
 bool rd_pfctune_target(const struct rd *rd, struct rd_netdev *nd,
 		       struct dcbnl_buffer *b);
 
-/* rd_prom.c */
+/* prom.c */
 extern const struct rd_counter rd_counters[];
 extern const unsigned int rd_ncounters;
 void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f);

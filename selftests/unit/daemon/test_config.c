@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of roceccd's configuration file (rdconf.c): defaults, every
- * key, every kind of error with its exact message, cross-key checks, the
- * round trip through rd_conf_print(), and the example roceccd.conf.
+ * Unit tests of roceccd's configuration file (daemon/roceccd/config.c):
+ * defaults, every key, every kind of error with its exact message, cross-key
+ * checks, the round trip through rd_conf_print(), and the example roceccd.conf.
  */
 #define _GNU_SOURCE
 #include <errno.h>

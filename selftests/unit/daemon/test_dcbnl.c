@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the DCB netlink client (dcbnl.c), without a socket: the
- * requests byte for byte, crafted replies (good, short, malformed,
- * truncated at every length, errors with extack, the driver's status
- * byte), and the textual forms ("3:on,4:off", "0:0,3:1", "1:64K").
+ * Unit tests of the DCB netlink client (daemon/lib/dcbnl.c), without a socket:
+ * the requests byte for byte, crafted replies (good, short, malformed,
+ * truncated at every length, errors with extack, the driver's status byte), and
+ * the textual forms ("3:on,4:off", "0:0,3:1", "1:64K").
  */
 #include <errno.h>
 #include <stdint.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of roceccd's pure logic (roceccd_fmt.c): flow names, label
+ * Unit tests of roceccd's pure logic (daemon/lib/format.c): flow names, label
  * escaping, command-line values, percentiles and the Prometheus histogram.
  */
 #include <errno.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the PFC headroom calculator (headroom.c): worked examples
- * of the 802.1Qbb model computed by hand below, the mlx5 and SONiC
+ * Unit tests of the PFC headroom calculator (daemon/policy/headroom.c): worked
+ * examples of the 802.1Qbb model computed by hand below, the mlx5 and SONiC
  * formulas on the same cases, monotonicity, rounding to cells and refused
  * input.
  *

@@ -3,7 +3,8 @@
 # "make install" into a scratch tree: every file lands, the systemd unit
 # passes systemd-analyze verify and runs the installed binaries, the
 # installed example configuration is valid, and installing again keeps an
-# operator's edited configuration. TAP; run by "make -C selftests/unit/daemon check".
+# operator's edited configuration. TAP; run by
+# "make -C selftests/unit/daemon check".
 set -u
 top=$(cd "$(dirname "$0")/../../.." && pwd)
 root=$(mktemp -d /tmp/rocecc_install.XXXXXX)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of "rocecc latency"'s pure logic (cli_latency.c): the HTTP
- * reply, sorting and the table.
+ * Unit tests of "rocecc latency"'s pure logic (daemon/rocecc/latency.c): the
+ * HTTP reply, sorting and the table.
  */
 #include <stdlib.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the rocecc CLI's pure logic (cli_util.c).
+ * Unit tests of the rocecc CLI's pure logic (daemon/lib/parse.c).
  */
 #include <errno.h>
 #include <string.h>

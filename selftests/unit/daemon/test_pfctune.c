@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the PFC buffer tuner (pfctune.c), with sizes worked out by
- * hand in the comments.
+ * Unit tests of the PFC buffer tuner (daemon/policy/pfctune.c), with sizes
+ * worked out by hand in the comments.
  *
  * The setup: headroom 40960 B, MTU 4096, cell 128, so the floor is
  * 40960 + 2 * 4096 = 49152 B (384 cells); max_size 262144 B; grow by 25%,

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the PFC watchdog (pfcwd.c): hand-built sample sequences
- * with polls every 100 ms, and the exact poll at which each event must
- * happen, worked out in the comments.
+ * Unit tests of the PFC watchdog (daemon/policy/pfcwd.c): hand-built sample
+ * sequences with polls every 100 ms, and the exact poll at which each event
+ * must happen, worked out in the comments.
  */
 #include <errno.h>
 #include <string.h>

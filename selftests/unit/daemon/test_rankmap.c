@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the rank map (rankmap.c): Megatron's group arithmetic, the
- * file format and its errors, and tagging flows between hosts.
+ * Unit tests of the rank map (daemon/policy/rankmap.c): Megatron's group
+ * arithmetic, the file format and its errors, and tagging flows between hosts.
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of straggler.c: the windowed histogram (hand-built cumulative
- * histograms with samples at known times) and the group evaluation (hand-
- * computed cases, then random cases against a brute-force reference).
+ * Unit tests of daemon/policy/straggler.c: the windowed histogram (hand-built
+ * cumulative histograms with samples at known times) and the group evaluation
+ * (hand-computed cases, then random cases against a brute-force reference).
  */
 #include <errno.h>
 #include <math.h>

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of "rocecc top"'s pure logic (cli_top.c): rates between two
- * /flows.json snapshots, sorting, text and JSON frames, the arguments.
+ * Unit tests of "rocecc top"'s pure logic (daemon/rocecc/top.c): rates between
+ * two /flows.json snapshots, sorting, text and JSON frames, the arguments.
  */
 #include <stdlib.h>
 #include <string.h>
