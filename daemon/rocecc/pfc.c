@@ -1,115 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rocecc pfc / rocecc buffer over DCB netlink, and rocecc pfc headroom.
- * See pfc.h.
+ * rocecc pfc show | set over DCB netlink, and rocecc pfc headroom. See
+ * dcb.h.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <json-c/json.h>
 
+#include "dcb.h"
 #include "lib/dcbnl.h"
 #include "lib/parse.h"
-#include "pfc.h"
 #include "policy/headroom.h"
-
-static int usage_err(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static int usage_err(const char *cmd, const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "rocecc: %s: ", cmd);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return CLI_EXIT_USAGE;
-}
-
-/* "rocecc: CMD: DEV: why (strerror)" */
-static int dcb_err(const char *cmd, const char *dev, struct dcbnl *h, int err)
-{
-	const char *m = dcbnl_errmsg(h);
-
-	if (m[0])
-		fprintf(stderr, "rocecc: %s: %s: %s (%s)\n", cmd, dev, m,
-			strerror(-err));
-	else
-		fprintf(stderr, "rocecc: %s: %s: %s\n", cmd, dev, strerror(-err));
-	return CLI_EXIT_FAIL;
-}
-
-static void json_print(const struct cli_pfc_opts *o, json_object *obj)
-{
-	json_object *arr = json_object_new_array();
-
-	json_object_array_add(arr, obj);
-	printf("%s\n", json_object_to_json_string_ext(arr,
-		o->pretty ? JSON_C_TO_STRING_PRETTY : JSON_C_TO_STRING_PLAIN));
-	json_object_put(arr);
-}
-
-static bool is_word(const char *s, const char *const *words)
-{
-	for (; *words; words++)
-		if (!strcmp(s, *words))
-			return true;
-	return false;
-}
-
-/*
- * The value of keyword argv[*i]: argv[*i + 1], and if @list, the words
- * after it that are items ("N:X") and not keywords, joined by commas into
- * @buf. NULL if there is no value.
- */
-static const char *take(int argc, char **argv, int *i, bool list,
-			const char *const *keywords, char *buf, size_t n)
-{
-	size_t len;
-
-	if (*i + 1 >= argc)
-		return NULL;
-	(*i)++;
-	snprintf(buf, n, "%s", argv[*i]);
-	if (!list)
-		return buf;
-	while (*i + 1 < argc && strchr(argv[*i + 1], ':') &&
-	       !is_word(argv[*i + 1], keywords)) {
-		(*i)++;
-		len = strlen(buf);
-		snprintf(buf + len, n - len, ",%s", argv[*i]);
-	}
-	return buf;
-}
-
-/* "dev IF" at argv[0..1]; else a usage error. */
-static int want_dev(const char *cmd, int argc, char **argv, const char **dev)
-{
-	if (argc < 2 || strcmp(argv[0], "dev"))
-		return usage_err(cmd, "expected 'dev IF'");
-	if (!argv[1][0] || strlen(argv[1]) > 15)
-		return usage_err(cmd, "'dev %s': a netdev name is 1 to 15 characters",
-				 argv[1]);
-	*dev = argv[1];
-	return 0;
-}
-
-static int open_dcb(const char *cmd, struct dcbnl **h)
-{
-	int err = dcbnl_open(h);
-
-	if (err) {
-		fprintf(stderr, "rocecc: %s: cannot open an rtnetlink socket: %s\n",
-			cmd, strerror(-err));
-		return CLI_EXIT_FAIL;
-	}
-	return 0;
-}
 
 /* ---- pfc show -------------------------------------------------------------- */
 
@@ -145,7 +49,7 @@ static void pfc_print(const struct cli_pfc_opts *o, const char *dev,
 			json_object_array_add(pr, e);
 		}
 		json_object_object_add(obj, "prios", pr);
-		json_print(o, obj);
+		dcb_json_print(o, obj);
 		return;
 	}
 	printf("%s: pfc_cap %u enabled %s mbc %s delay %u\n", dev, p->pfc_cap,
@@ -165,12 +69,12 @@ static int pfc_show(const struct cli_pfc_opts *o, int argc, char **argv)
 	const char *dev;
 	int ret, err;
 
-	ret = want_dev("pfc show", argc, argv, &dev);
+	ret = dcb_want_dev("pfc show", argc, argv, &dev);
 	if (ret)
 		return ret;
 	if (argc > 2)
-		return usage_err("pfc show", "unexpected '%s'", argv[2]);
-	ret = open_dcb("pfc show", &h);
+		return dcb_usage_err("pfc show", "unexpected '%s'", argv[2]);
+	ret = dcb_open("pfc show", &h);
 	if (ret)
 		return ret;
 	err = dcbnl_get_pfc(h, dev, &p);
@@ -199,47 +103,47 @@ static int pfc_set(int argc, char **argv)
 	struct dcbnl *h;
 	int ret, err, i;
 
-	ret = want_dev(cmd, argc, argv, &dev);
+	ret = dcb_want_dev(cmd, argc, argv, &dev);
 	if (ret)
 		return ret;
 	for (i = 2; i < argc; i++) {
 		const char *kw = argv[i];
 
 		if (!strcmp(kw, "prio-pfc")) {
-			v = take(argc, argv, &i, true, pfc_words, val, sizeof(val));
+			v = dcb_take(argc, argv, &i, true, pfc_words, val, sizeof(val));
 			if (!v)
-				return usage_err(cmd, "'prio-pfc' needs PRIO:on|off[,...]");
+				return dcb_usage_err(cmd, "'prio-pfc' needs PRIO:on|off[,...]");
 			if (dcbnl_parse_prio_onoff(v, &en, &mask, &pe))
-				return usage_err(cmd, "'prio-pfc %s': %s", pe.item, pe.why);
+				return dcb_usage_err(cmd, "'prio-pfc %s': %s", pe.item, pe.why);
 			have_en = true;
 		} else if (!strcmp(kw, "delay")) {
-			v = take(argc, argv, &i, false, pfc_words, val, sizeof(val));
+			v = dcb_take(argc, argv, &i, false, pfc_words, val, sizeof(val));
 			if (!v)
-				return usage_err(cmd, "'delay' needs a number of bits");
+				return dcb_usage_err(cmd, "'delay' needs a number of bits");
 			err = cli_parse_u32(v, &delay);
 			if (err || delay > 65535)
-				return usage_err(cmd, "'delay %s': must be 0..65535 (bits; mlx5 reads it as cable metres)",
-						 v);
+				return dcb_usage_err(cmd, "'delay %s': must be 0..65535 (bits; mlx5 reads it as cable metres)",
+						     v);
 			have_delay = true;
 		} else if (!strcmp(kw, "mbc")) {
-			v = take(argc, argv, &i, false, pfc_words, val, sizeof(val));
+			v = dcb_take(argc, argv, &i, false, pfc_words, val, sizeof(val));
 			if (!v)
-				return usage_err(cmd, "'mbc' needs on or off");
+				return dcb_usage_err(cmd, "'mbc' needs on or off");
 			if (!strcmp(v, "on"))
 				mbc = true;
 			else if (!strcmp(v, "off"))
 				mbc = false;
 			else
-				return usage_err(cmd, "'mbc %s': expected on or off", v);
+				return dcb_usage_err(cmd, "'mbc %s': expected on or off", v);
 			have_mbc = true;
 		} else {
-			return usage_err(cmd, "unknown '%s' (prio-pfc, delay or mbc)", kw);
+			return dcb_usage_err(cmd, "unknown '%s' (prio-pfc, delay or mbc)", kw);
 		}
 	}
 	if (!have_en && !have_delay && !have_mbc)
-		return usage_err(cmd, "nothing to set (prio-pfc, delay or mbc)");
+		return dcb_usage_err(cmd, "nothing to set (prio-pfc, delay or mbc)");
 
-	ret = open_dcb(cmd, &h);
+	ret = dcb_open(cmd, &h);
 	if (ret)
 		return ret;
 	err = dcbnl_get_pfc(h, dev, &p);
@@ -302,55 +206,55 @@ static int pfc_headroom(const struct cli_pfc_opts *o, int argc, char **argv)
 	for (a = 0; a < argc; a++) {
 		const char *kw = argv[a];
 
-		if (!is_word(kw, hr_words))
-			return usage_err(cmd, "unknown '%s' (speed, mtu, cable, peer-response, prios, cell)",
-					 kw);
-		v = take(argc, argv, &a, false, hr_words, val, sizeof(val));
+		if (!dcb_is_word(kw, hr_words))
+			return dcb_usage_err(cmd, "unknown '%s' (speed, mtu, cable, peer-response, prios, cell)",
+					     kw);
+		v = dcb_take(argc, argv, &a, false, hr_words, val, sizeof(val));
 		if (!v)
-			return usage_err(cmd, "'%s' needs a value", kw);
+			return dcb_usage_err(cmd, "'%s' needs a value", kw);
 		if (!strcmp(kw, "speed")) {
 			if (dcbnl_parse_speed(v, &p.speed_mbps))
-				return usage_err(cmd, "'speed %s': expected e.g. 25G, 100G, 400G or Mb/s (1..1600000)",
-						 v);
+				return dcb_usage_err(cmd, "'speed %s': expected e.g. 25G, 100G, 400G or Mb/s (1..1600000)",
+						     v);
 			have_speed = true;
 		} else if (!strcmp(kw, "mtu")) {
 			if (cli_parse_u32(v, &u) || u < HEADROOM_MTU_MIN ||
 			    u > HEADROOM_MTU_MAX)
-				return usage_err(cmd, "'mtu %s': must be %u..%u bytes (the largest lossless frame)",
-						 v, HEADROOM_MTU_MIN, HEADROOM_MTU_MAX);
+				return dcb_usage_err(cmd, "'mtu %s': must be %u..%u bytes (the largest lossless frame)",
+						     v, HEADROOM_MTU_MIN, HEADROOM_MTU_MAX);
 			p.mtu = u;
 			have_mtu = true;
 		} else if (!strcmp(kw, "cable")) {
 			if (dcbnl_parse_length(v, &p.cable_m))
-				return usage_err(cmd, "'cable %s': expected metres 0..10000, e.g. 5m or 2.5",
-						 v);
+				return dcb_usage_err(cmd, "'cable %s': expected metres 0..10000, e.g. 5m or 2.5",
+						     v);
 			have_cable = true;
 		} else if (!strcmp(kw, "peer-response")) {
 			if (cli_parse_u32(v, &peer_ns) || !peer_ns || peer_ns > 1000000)
-				return usage_err(cmd, "'peer-response %s': must be 1..1000000 ns", v);
+				return dcb_usage_err(cmd, "'peer-response %s': must be 1..1000000 ns", v);
 		} else if (!strcmp(kw, "prios")) {
 			uint8_t mk;
 
 			if (dcbnl_parse_prio_list(v, &mk, &pe))
-				return usage_err(cmd, "'prios %s': %s", pe.item, pe.why);
+				return dcb_usage_err(cmd, "'prios %s': %s", pe.item, pe.why);
 			prios = mk;
 		} else if (!strcmp(kw, "cell")) {
 			if (cli_parse_u32(v, &u) || !u || u > HEADROOM_CELL_MAX)
-				return usage_err(cmd, "'cell %s': must be 1..%u bytes", v,
-						 HEADROOM_CELL_MAX);
+				return dcb_usage_err(cmd, "'cell %s': must be 1..%u bytes", v,
+						     HEADROOM_CELL_MAX);
 			p.cell = u;
 		}
 	}
 	if (!have_speed || !have_mtu || !have_cable)
-		return usage_err(cmd, "needs speed, mtu and cable (e.g. speed 100G mtu 4096 cable 5m)");
+		return dcb_usage_err(cmd, "needs speed, mtu and cable (e.g. speed 100G mtu 4096 cable 5m)");
 	if (peer_ns)	/* ns -> bit times, rounded up */
 		p.peer_resp_bits = (unsigned int)(((uint64_t)peer_ns * p.speed_mbps + 999) / 1000);
 	err = headroom_calc(&p, &r);
 	if (err == -ENODATA)
-		return usage_err(cmd, "no 802.3 defaults for %u Mb/s (10G, 25G, 40G, 50G, 100G, 200G, 400G): give peer-response",
-				 p.speed_mbps);
+		return dcb_usage_err(cmd, "no 802.3 defaults for %u Mb/s (10G, 25G, 40G, 50G, 100G, 200G, 400G): give peer-response",
+				     p.speed_mbps);
 	if (err)
-		return usage_err(cmd, "the calculator refused these values (%s)", strerror(-err));
+		return dcb_usage_err(cmd, "the calculator refused these values (%s)", strerror(-err));
 	err = headroom_mlx5(p.speed_mbps, (unsigned int)ceil(p.cable_m) < HEADROOM_MLX5_MAX_CABLE ?
 			    (unsigned int)ceil(p.cable_m) : HEADROOM_MLX5_MAX_CABLE - 1,
 			    p.mtu, 0, p.cell, &m);
@@ -391,7 +295,7 @@ static int pfc_headroom(const struct cli_pfc_opts *o, int argc, char **argv)
 			json_object_array_add(pp, e);
 		}
 		json_object_object_add(obj, "prios", pp);
-		json_print(o, obj);
+		dcb_json_print(o, obj);
 		return CLI_EXIT_OK;
 	}
 	printf("PFC headroom, 802.1Qbb delay model (daemon/headroom.h): %u Mb/s, lossless frames up to %u B, cable %g m\n",
@@ -428,168 +332,12 @@ static int pfc_headroom(const struct cli_pfc_opts *o, int argc, char **argv)
 int cli_pfc(const struct cli_pfc_opts *o, int argc, char **argv)
 {
 	if (argc < 1)
-		return usage_err("pfc", "expected show, set or headroom");
+		return dcb_usage_err("pfc", "expected show, set or headroom");
 	if (cli_matches(argv[0], "show"))
 		return pfc_show(o, argc - 1, argv + 1);
 	if (cli_matches(argv[0], "set"))
 		return pfc_set(argc - 1, argv + 1);
 	if (cli_matches(argv[0], "headroom"))
 		return pfc_headroom(o, argc - 1, argv + 1);
-	return usage_err("pfc", "unknown command '%s' (show, set, headroom)", argv[0]);
-}
-
-/* ---- buffer -------------------------------------------------------------------- */
-
-static void buffer_print(const struct cli_pfc_opts *o, const char *dev,
-			 const struct dcbnl_buffer *b)
-{
-	char sz[32], prios[32];
-	uint8_t m;
-	int i, j;
-
-	if (o->json) {
-		json_object *obj = json_object_new_object();
-		json_object *p2b = json_object_new_array();
-		json_object *s = json_object_new_array();
-
-		json_object_object_add(obj, "ifname", json_object_new_string(dev));
-		for (i = 0; i < DCBNL_PRIOS; i++)
-			json_object_array_add(p2b, json_object_new_int(b->prio2buffer[i]));
-		for (i = 0; i < DCBNL_BUFFERS; i++)
-			json_object_array_add(s, json_object_new_int64(b->buffer_size[i]));
-		json_object_object_add(obj, "prio_buffer", p2b);
-		json_object_object_add(obj, "buffer_size", s);
-		json_object_object_add(obj, "total_size",
-				       json_object_new_int64(b->total_size));
-		json_print(o, obj);
-		return;
-	}
-	printf("%s: total_size %s\n", dev,
-	       dcbnl_size_str(b->total_size, sz, sizeof(sz)));
-	printf("  prio-buffer");
-	for (i = 0; i < DCBNL_PRIOS; i++)
-		printf(" %d:%u", i, b->prio2buffer[i]);
-	printf("\n  %-6s %12s  %s\n", "BUFFER", "SIZE", "PRIOS");
-	for (i = 0; i < DCBNL_BUFFERS; i++) {
-		for (j = 0, m = 0; j < DCBNL_PRIOS; j++)
-			if (b->prio2buffer[j] == i)
-				m |= 1u << j;
-		printf("  %-6d %12u  %s\n", i, b->buffer_size[i],
-		       m ? dcbnl_prio_str(m, prios, sizeof(prios)) : "-");
-	}
-}
-
-static int buffer_show(const struct cli_pfc_opts *o, int argc, char **argv)
-{
-	struct dcbnl_buffer b;
-	struct dcbnl *h;
-	const char *dev;
-	int ret, err;
-
-	ret = want_dev("buffer show", argc, argv, &dev);
-	if (ret)
-		return ret;
-	if (argc > 2)
-		return usage_err("buffer show", "unexpected '%s'", argv[2]);
-	ret = open_dcb("buffer show", &h);
-	if (ret)
-		return ret;
-	err = dcbnl_get_buffer(h, dev, &b);
-	if (err)
-		ret = dcb_err("buffer show", dev, h, err);
-	else
-		buffer_print(o, dev, &b);
-	dcbnl_close(h);
-	return ret;
-}
-
-static const char *const buf_words[] = { "prio-buffer", "buffer-size", NULL };
-
-static int buffer_set(int argc, char **argv)
-{
-	static const char cmd[] = "buffer set";
-	struct dcbnl_buffer b, back;
-	uint8_t p2b[DCBNL_PRIOS], pmask = 0, smask = 0;
-	uint32_t size[DCBNL_BUFFERS];
-	struct dcbnl_perr pe;
-	char val[256];
-	const char *dev, *v;
-	struct dcbnl *h;
-	int ret, err, i;
-
-	ret = want_dev(cmd, argc, argv, &dev);
-	if (ret)
-		return ret;
-	for (i = 2; i < argc; i++) {
-		const char *kw = argv[i];
-
-		if (!strcmp(kw, "prio-buffer")) {
-			v = take(argc, argv, &i, true, buf_words, val, sizeof(val));
-			if (!v)
-				return usage_err(cmd, "'prio-buffer' needs PRIO:BUFFER[,...]");
-			if (dcbnl_parse_prio2buffer(v, p2b, &pmask, &pe))
-				return usage_err(cmd, "'prio-buffer %s': %s", pe.item, pe.why);
-		} else if (!strcmp(kw, "buffer-size")) {
-			v = take(argc, argv, &i, true, buf_words, val, sizeof(val));
-			if (!v)
-				return usage_err(cmd, "'buffer-size' needs BUFFER:SIZE[,...]");
-			if (dcbnl_parse_buffer_sizes(v, size, &smask, &pe))
-				return usage_err(cmd, "'buffer-size %s': %s", pe.item, pe.why);
-		} else {
-			return usage_err(cmd, "unknown '%s' (prio-buffer or buffer-size)", kw);
-		}
-	}
-	if (!pmask && !smask)
-		return usage_err(cmd, "nothing to set (prio-buffer or buffer-size)");
-
-	ret = open_dcb(cmd, &h);
-	if (ret)
-		return ret;
-	err = dcbnl_get_buffer(h, dev, &b);
-	if (err) {
-		ret = dcb_err(cmd, dev, h, err);
-		goto out;
-	}
-	for (i = 0; i < DCBNL_PRIOS; i++)
-		if (pmask & 1u << i)
-			b.prio2buffer[i] = p2b[i];
-	for (i = 0; i < DCBNL_BUFFERS; i++)
-		if (smask & 1u << i)
-			b.buffer_size[i] = size[i];
-	err = dcbnl_set_buffer(h, dev, &b);
-	if (err) {
-		ret = dcb_err(cmd, dev, h, err);
-		goto out;
-	}
-	err = dcbnl_get_buffer(h, dev, &back);
-	if (err) {
-		ret = dcb_err("buffer set: reading back", dev, h, err);
-		goto out;
-	}
-	for (i = 0; i < DCBNL_PRIOS; i++)
-		if ((pmask & 1u << i) && back.prio2buffer[i] != b.prio2buffer[i]) {
-			fprintf(stderr, "rocecc: buffer set: %s: priority %d reads back in buffer %u, not %u\n",
-				dev, i, back.prio2buffer[i], b.prio2buffer[i]);
-			ret = CLI_EXIT_FAIL;
-		}
-	for (i = 0; i < DCBNL_BUFFERS; i++)
-		if ((smask & 1u << i) && back.buffer_size[i] != b.buffer_size[i]) {
-			/* drivers round to their cells: say so, not fail */
-			fprintf(stderr, "rocecc: buffer set: %s: buffer %d reads back %u bytes (asked %u; the device rounds)\n",
-				dev, i, back.buffer_size[i], b.buffer_size[i]);
-		}
-out:
-	dcbnl_close(h);
-	return ret;
-}
-
-int cli_buffer(const struct cli_pfc_opts *o, int argc, char **argv)
-{
-	if (argc < 1)
-		return usage_err("buffer", "expected show or set");
-	if (cli_matches(argv[0], "show"))
-		return buffer_show(o, argc - 1, argv + 1);
-	if (cli_matches(argv[0], "set"))
-		return buffer_set(argc - 1, argv + 1);
-	return usage_err("buffer", "unknown command '%s' (show, set)", argv[0]);
+	return dcb_usage_err("pfc", "unknown command '%s' (show, set, headroom)", argv[0]);
 }
