@@ -7,14 +7,12 @@
 #include <string.h>
 #include <strings.h>
 
-#include <curl/curl.h>
-
 #include "latency.h"
+#include "lib/http_get.h"
 #include "lib/parse.h"
 
 #define CLI_LAT_DEFAULT_ADDR	"127.0.0.1"
 #define CLI_LAT_DEFAULT_PORT	"9468"	/* roceccd's default */
-#define CLI_LAT_MAX		(64u << 20)
 
 static double num(json_object *flow, const char *hist, const char *key)
 {
@@ -110,80 +108,11 @@ void cli_latency_table(FILE *f, json_object *flows)
 	}
 }
 
-struct http_buf {
-	char *p;
-	size_t len;
-};
-
-static size_t http_write(char *data, size_t size, size_t n, void *arg)
-{
-	struct http_buf *b = arg;
-	size_t add = size * n;
-	char *p;
-
-	if (b->len + add + 1 > CLI_LAT_MAX)
-		return 0;			/* curl fails the transfer */
-	p = realloc(b->p, b->len + add + 1);
-	if (!p)
-		return 0;
-	memcpy(p + b->len, data, add);
-	b->len += add;
-	p[b->len] = '\0';
-	b->p = p;
-	return add;
-}
-
-void cli_http_url(char *buf, size_t n, const char *addr, const char *port,
-		  const char *path)
-{
-	snprintf(buf, n, strchr(addr, ':') ? "http://[%s]:%s%s" :
-		 "http://%s:%s%s", addr, port, path);
-}
-
-int cli_http_get(const char *url, char **out, long *status, char *msg,
-		 size_t msglen)
-{
-	struct http_buf b = { 0 };
-	char err[CURL_ERROR_SIZE] = "";
-	CURLcode rc;
-	CURL *curl;
-
-	curl = curl_easy_init();
-	if (!curl) {
-		snprintf(msg, msglen, "libcurl failed to start");
-		return -1;
-	}
-	curl_easy_setopt(curl, CURLOPT_URL, url);
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http");
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT, 10L);
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, err);
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, http_write);
-	curl_easy_setopt(curl, CURLOPT_WRITEDATA, &b);
-	rc = curl_easy_perform(curl);
-	if (rc != CURLE_OK) {
-		snprintf(msg, msglen, "%s: %s%s", url,
-			 err[0] ? err : curl_easy_strerror(rc),
-			 rc == CURLE_COULDNT_CONNECT ? " (is roceccd running?)" : "");
-		curl_easy_cleanup(curl);
-		free(b.p);
-		return -1;
-	}
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, status);
-	curl_easy_cleanup(curl);
-	*out = b.p ? b.p : strdup("");
-	if (!*out) {
-		snprintf(msg, msglen, "%s: out of memory", url);
-		return -1;
-	}
-	return 0;
-}
-
 int cli_latency(const struct cli_latency_opts *o, int argc, char **argv)
 {
 	const char *addr = CLI_LAT_DEFAULT_ADDR, *port = CLI_LAT_DEFAULT_PORT;
 	const char *sort = "p99";
-	char url[512], msg[CURL_ERROR_SIZE + 600];
+	char url[512], msg[1024];
 	json_object *flows;
 	char *resp;
 	long status;
@@ -217,8 +146,8 @@ int cli_latency(const struct cli_latency_opts *o, int argc, char **argv)
 	}
 	json_object_put(flows);
 
-	cli_http_url(url, sizeof(url), addr, port, "/flows.json");
-	if (cli_http_get(url, &resp, &status, msg, sizeof(msg))) {
+	http_url(url, sizeof(url), addr, port, "/flows.json");
+	if (http_get(url, &resp, &status, msg, sizeof(msg))) {
 		fprintf(stderr, "rocecc: latency: %s\n", msg);
 		return CLI_EXIT_FAIL;
 	}

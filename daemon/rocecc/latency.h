@@ -33,22 +33,4 @@ int cli_latency_sort(json_object *flows, const char *key);
 /* The table: one line per flow, percentiles in microseconds. */
 void cli_latency_table(FILE *f, json_object *flows);
 
-/*
- * The HTTP client of "rocecc latency", shared with "rocecc top"
- * (top.c), which fetches the same /flows.json every interval.
- *
- * cli_http_url(): "http://ADDR:PORT/PATH" into @buf (IPv6 addresses in
- * brackets).
- *
- * cli_http_get(): GET @url with libcurl (10 s timeout) into a malloc'ed,
- * NUL-terminated buffer *@out; the HTTP status in *@status. 0, or -1 with
- * the reason in @msg ("URL: curl's error", plus " (is roceccd running?)"
- * when the connection was refused), without the "rocecc: CMD: " prefix:
- * the caller prints it, or shows it (top's interactive header).
- */
-void cli_http_url(char *buf, size_t n, const char *addr, const char *port,
-		  const char *path);
-int cli_http_get(const char *url, char **out, long *status, char *msg,
-		 size_t msglen);
-
 #endif /* _ROCECC_CLI_LATENCY_H */

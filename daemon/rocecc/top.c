@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "latency.h"
+#include "lib/http_get.h"
 #include "lib/parse.h"
 #include "top.h"
 
@@ -535,7 +535,7 @@ static json_object *top_fetch(const char *url, const char *addr,
 	char *resp;
 	long status;
 
-	if (cli_http_get(url, &resp, &status, msg, n))
+	if (http_get(url, &resp, &status, msg, n))
 		return NULL;
 	if (status != 200) {
 		snprintf(msg, n, "roceccd at %s port %s answered HTTP %ld",
@@ -640,7 +640,7 @@ int cli_top(const struct cli_top_opts *o, int argc, char **argv)
 		json_object_put(empty);
 		return CLI_EXIT_USAGE;
 	}
-	cli_http_url(url, sizeof(url), addr, port, "/flows.json");
+	http_url(url, sizeof(url), addr, port, "/flows.json");
 
 	interactive = !o->json && !count && isatty(STDOUT_FILENO);
 	if (interactive)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * "rocecc top": a live view of roceccd's flows. Every interval it fetches
- * /flows.json (cli_http_get(), shared with "rocecc latency"), computes each
+ * /flows.json (lib/http_get.h, as "rocecc latency" does), computes each
  * flow's rates from the counter deltas since the previous fetch, sorts and
  * redraws. Interactive on a terminal (ANSI escapes, 'q' quits); batch mode
  * (frames one after another, like top -b) when stdout is not a terminal or
