@@ -272,8 +272,9 @@ def effective_conf():
 
 def man_keys():
     """{(section, key): the roff text of its paragraph} of roceccd.conf.5."""
-    out, sec, key, after_tp = {}, None, None, False
+    out, sec, key, tp = {}, None, None, False
     for line in open(MAN_CONF).read().splitlines():
+        tag, tp = tp, line == ".TP"     # is this line the tag of a .TP?
         if line.startswith(".SH"):
             sec = key = None
             continue
@@ -281,16 +282,16 @@ def man_keys():
         if m:
             sec, key = m.group(1), None
             continue
-        if after_tp and sec:
+        if tag and sec:
             m = re.match(r"^\.B (\S+)$", line)
             key = m.group(1).replace("\\-", "-") if m else None
             if key:
                 out[(sec, key)] = ""
-            after_tp = False
             continue
-        after_tp = line == ".TP"
-        if line.startswith(".PP") or after_tp:
-            key = None if not after_tp else key
+        if line.startswith(".PP"):
+            key = None
+            continue
+        if tp:
             continue
         if key:
             out[(sec, key)] += line + "\n"
