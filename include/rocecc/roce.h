@@ -9,7 +9,7 @@
  *	payload  [pad]  ICRC(4)
  *
  * Sources: IBTA Annex A17 (RoCEv2), the Linux rdma_rxe driver and
- * include/rdma/ib_pack.h, see shared/reference/dcqcn.md section 4.
+ * include/rdma/ib_pack.h, see docs/dcqcn.md §4.
  *
  * Parser contract
  * ---------------
@@ -334,8 +334,9 @@ static inline bool rocecc_op_has_aeth(__u8 op)
 /*
  * Length of the extension headers between the BTH and the payload
  * (RETH, ImmDt, IETH, AETH, AtomicETH, AtomicAckETH, FETH, DETH), as
- * rdma_rxe lays them out (its opcode table, 6.12). Opcodes not listed here (RD, vendor and reserved ones,
- * and the CNP, whose 16 reserved bytes count as its payload) have none.
+ * rdma_rxe lays them out (its opcode table, 6.12). Opcodes not listed
+ * here (RD, vendor and reserved ones, and the CNP, whose 16 reserved
+ * bytes count as its payload) have none.
  */
 static inline __u32 rocecc_op_ext_len(__u8 op)
 {
