@@ -271,6 +271,7 @@ u32 rocecc_rxe_lqpn(const struct sk_buff *skb, const struct rocecc_dev *rdev);
 
 int rocecc_hooks_init(void);
 void rocecc_hooks_exit(void);
+bool rocecc_skb_roce(const struct sk_buff *skb, bool v6);
 
 /* --- dp.c: entry points for the control plane ---------------------------- */
 

@@ -96,25 +96,33 @@ static enum rocecc_cls rocecc_classify(u8 op)
 }
 
 /*
- * The early return: UDP to port 4791, not a fragment. The IP header is in
- * the linear area at both hooks (built by rxe, or pulled by ip_rcv).
+ * The early return of the hooks, and the rocecc qdisc's test (sch.c): is
+ * @skb, from its network header on, IPv6 (@v6) or IPv4 that is not a
+ * fragment, UDP to port 4791? Two header reads (in the linear area at the
+ * hooks: built by rxe, or pulled by ip_rcv). Any context.
  */
-static bool rocecc_maybe_roce(const struct sk_buff *skb, u8 pf)
+bool rocecc_skb_roce(const struct sk_buff *skb, bool v6)
 {
 	int off = skb_network_offset(skb);
+	const struct ipv6hdr *ip6;
+	const struct iphdr *ip4;
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+	} _ip;
 	__be16 _port;
 	const __be16 *port;
 
-	if (pf == NFPROTO_IPV4) {
-		const struct iphdr *iph = ip_hdr(skb);
-
-		if (iph->protocol != IPPROTO_UDP || ip_is_fragment(iph))
+	if (!v6) {
+		ip4 = skb_header_pointer(skb, off, sizeof(_ip.v4), &_ip.v4);
+		if (!ip4 || ip4->protocol != IPPROTO_UDP || ip_is_fragment(ip4))
 			return false;
-		off += iph->ihl * 4;
+		off += ip4->ihl * 4;
 	} else {
-		if (ipv6_hdr(skb)->nexthdr != IPPROTO_UDP)
+		ip6 = skb_header_pointer(skb, off, sizeof(_ip.v6), &_ip.v6);
+		if (!ip6 || ip6->nexthdr != IPPROTO_UDP)
 			return false;
-		off += sizeof(struct ipv6hdr);
+		off += sizeof(*ip6);
 	}
 	port = skb_header_pointer(skb, off + offsetof(struct udphdr, dest),
 				  sizeof(_port), &_port);
@@ -180,7 +188,7 @@ rocecc_hook_classify(struct sk_buff *skb, const struct nf_hook_state *state,
 	struct rocecc_dev *rdev;
 	int res;
 
-	if (!rocecc_maybe_roce(skb, state->pf))
+	if (!rocecc_skb_roce(skb, state->pf == NFPROTO_IPV6))
 		return NULL;
 	if (!dev || !net_eq(state->net, &init_net))
 		return NULL;

@@ -55,15 +55,12 @@
 #include <linux/if_ether.h>
 #include <linux/ip.h>
 #include <linux/ipv6.h>
-#include <linux/udp.h>
 #include <linux/rtnetlink.h>
 #include <linux/timekeeping.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
-#include <net/ip.h>
 #include <net/sch_generic.h>
 #include <rocecc/pfc.h>
-#include <rocecc/roce.h>
 
 #include "kcompat.h"
 #include "rocecc.h"
@@ -122,36 +119,17 @@ static unsigned int rocecc_qdisc_classify(const struct rocecc_sch_data *q,
 	return skb->priority & 7;
 }
 
-/* Is @skb a RoCEv2 packet: IPv4 (not a fragment) or IPv6, UDP, port 4791? */
+/* Is @skb a RoCEv2 packet (UDP to port 4791, hooks.c)? */
 static bool rocecc_qdisc_roce(const struct sk_buff *skb)
 {
-	int off = skb_network_offset(skb);
-	struct ipv6hdr _ip6;
-	const struct ipv6hdr *ip6;
-	struct iphdr _ip4;
-	const struct iphdr *ip4;
-	__be16 _port;
-	const __be16 *port;
-
 	switch (skb->protocol) {
 	case htons(ETH_P_IP):
-		ip4 = skb_header_pointer(skb, off, sizeof(_ip4), &_ip4);
-		if (!ip4 || ip4->protocol != IPPROTO_UDP || ip_is_fragment(ip4))
-			return false;
-		off += ip4->ihl * 4;
-		break;
+		return rocecc_skb_roce(skb, false);
 	case htons(ETH_P_IPV6):
-		ip6 = skb_header_pointer(skb, off, sizeof(_ip6), &_ip6);
-		if (!ip6 || ip6->nexthdr != IPPROTO_UDP)
-			return false;
-		off += sizeof(*ip6);
-		break;
+		return rocecc_skb_roce(skb, true);
 	default:
 		return false;
 	}
-	port = skb_header_pointer(skb, off + offsetof(struct udphdr, dest),
-				  sizeof(_port), &_port);
-	return port && *port == htons(ROCECC_UDP_PORT);
 }
 
 static int rocecc_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
