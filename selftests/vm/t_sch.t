@@ -238,14 +238,15 @@ print([p for p in d["pfc"]["prio"] if p["prio"] == 3][0]["tx_pauses"])' 2>&1)" -
 		"rocecc dev show: tx_pauses of priority 3 is 2"
 	# A paused priority never drops a RoCE packet (6.12's rxe fails the
 	# QP on a drop): RoCEv2 (UDP to 4791) goes beyond the band pfifo's
-	# limit, anything else does not.
+	# limit, anything else does not (and the RoCE packets count in the
+	# band's length: other packets come first here).
 	tc qdisc replace dev "$D" parent 1:4 pfifo limit 10
 	p0=$(cls 1:4 packets) d0=$(cls 1:4 drops)
 	pfc_send 0x08 0xffff 1
-	"${T[@]}" udp "$D" "$dst" 0x68 30 0 4791
 	"${T[@]}" udp "$D" "$dst" 0x68 30
+	"${T[@]}" udp "$D" "$dst" 0x68 30 0 4791
 	q=$(cls 1:4 qlen)
-	tap_cmp "$q" -eq 40 "paused, pfifo limit 10: 30 RoCE packets and 10 others wait in 1:4"
+	tap_cmp "$q" -eq 40 "paused, pfifo limit 10: 10 other packets and 30 RoCE ones wait in 1:4"
 	tap_cmp "$(($(cls 1:4 drops) - d0))" -eq 20 "... the 20 other packets beyond the limit were dropped, no RoCE one"
 	pfc_send 0x08 0 1
 	_topo_sleep 0.1
