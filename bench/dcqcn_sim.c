@@ -304,13 +304,44 @@ static void pfc_pause(struct sim *s, struct flow *f, uint64_t t,
 		s->win_pfc[w]++;
 }
 
+/*
+ * RED/ECN on a packet of flow @i seen at @t with @q bytes ahead of (at
+ * enqueue) or behind (at dequeue) it; a mark reaches the NP half the
+ * feedback delay after the packet's last bit leaves the switch at @dep.
+ */
+static void mark_packet(struct sim *s, unsigned int i, uint64_t t,
+			uint64_t q, uint64_t dep)
+{
+	const struct sim_cfg *c = s->c;
+	double pm = red_prob(q, c->kmin_bytes, c->kmax_bytes, c->pmax);
+	bool mark = pm >= 1.0 || (pm > 0 && rng_unit(&s->rng) < pm);
+
+	if (t >= s->steady_t0) {
+		s->st_arrived++;
+		s->st_marked += mark;
+	}
+	if (mark) {
+		s->r->marked++;
+		heap_push(&s->h, dep + s->d_fwd, EV_CE, i, 0);
+	}
+}
+
+/*
+ * Egress marking: the packet of flow @i starts to leave at @t (its last
+ * bit at @dep); the queue behind it is every byte still to send after it.
+ */
+static void ev_deq(struct sim *s, unsigned int i, uint64_t t, uint64_t dep)
+{
+	uint64_t left = q_bytes(s, t), self = s->c->pkt_bytes;
+
+	mark_packet(s, i, t, left > self ? left - self : 0, dep);
+}
+
 static void ev_send(struct sim *s, unsigned int i, uint64_t t)
 {
 	const struct sim_cfg *c = s->c;
 	struct flow *f = &s->f[i];
 	uint64_t q = q_bytes(s, t), dep, w, start, resume, xon;
-	double pm;
-	bool mark;
 
 	/*
 	 * PFC: above XOFF the switch pauses every sender until the queue
@@ -333,9 +364,6 @@ static void ev_send(struct sim *s, unsigned int i, uint64_t t)
 	rocecc_rp_on_send(&f->rp, &c->p, t, c->pkt_bytes);
 	s->r->packets++;
 
-	pm = red_prob(q, c->kmin_bytes, c->kmax_bytes, c->pmax);
-	mark = pm >= 1.0 || (pm > 0 && rng_unit(&s->rng) < pm);
-
 	start = s->busy_ps > t * 1000 ? s->busy_ps : t * 1000;
 	s->busy_ps = start + s->ser_ps;
 	dep = s->busy_ps / 1000;		/* last bit leaves the switch */
@@ -344,14 +372,10 @@ static void ev_send(struct sim *s, unsigned int i, uint64_t t)
 		s->win_bytes[w * c->nflows + i] += c->pkt_bytes;
 	if ((double)q > s->r->q_max_all)
 		s->r->q_max_all = (double)q;
-	if (t >= s->steady_t0) {
-		s->st_arrived++;
-		s->st_marked += mark;
-	}
-	if (mark) {
-		s->r->marked++;
-		heap_push(&s->h, dep + s->d_fwd, EV_CE, i, 0);
-	}
+	if (c->mark_dequeue)
+		heap_push(&s->h, (start + 999) / 1000, EV_DEQ, i, dep);
+	else
+		mark_packet(s, i, t, q, dep);
 
 	/*
 	 * Pace from the core's multiplier (rocecc_rp_delay_ns without its
@@ -545,11 +569,63 @@ static void finish_windows(struct sim *s)
 	r->util = x > 0 ? sum / (x * n) : 0;
 }
 
+/*
+ * The queue's oscillation: its samples averaged over bins of ACF_BIN
+ * samples, then their autocorrelation r(k) for lags up to ACF_LAGS bins.
+ * The first peak after r first turns negative gives the period and, by
+ * its height, how regular the oscillation is: near 1 for a limit cycle,
+ * near 0 for a sawtooth driven by random marks. 0 and 0 if r never turns
+ * negative or has no peak there.
+ */
+#define ACF_BIN		10	/* samples (10 us at the default 1 us) */
+#define ACF_LAGS	2000	/* bins (20 ms) */
+
+void queue_acf_peak(const uint32_t *q, size_t n, size_t bin, double *lag,
+		    double *peak)
+{
+	size_t nb = n / bin, i, k, best = 0;
+	double *x, m = 0, c0 = 0, c, prev = 0, top = 0;
+	bool neg = false;
+
+	*lag = *peak = 0;
+	if (nb < 4 || !(x = calloc(nb, sizeof(*x))))
+		return;
+	for (i = 0; i < nb * bin; i++)
+		x[i / bin] += q[i] / (double)bin;
+	for (i = 0; i < nb; i++)
+		m += x[i] / nb;
+	for (i = 0; i < nb; i++) {
+		x[i] -= m;
+		c0 += x[i] * x[i];
+	}
+	for (k = 1; c0 > 0 && k < nb / 2 && k <= ACF_LAGS; k++) {
+		for (c = 0, i = 0; i + k < nb; i++)
+			c += x[i] * x[i + k];
+		c /= c0 * (nb - k) / nb;
+		if (c < 0)
+			neg = true;
+		else if (neg && c < prev && prev > 0) {
+			best = k - 1;
+			top = prev;
+			break;
+		}
+		prev = c;
+	}
+	free(x);
+	if (best) {
+		*lag = (double)best * bin;
+		*peak = top;
+	}
+}
+
 static void finish_queue(struct sim *s)
 {
 	struct sim_res *r = s->r;
 	double m = 0, v = 0;
 	size_t k;
+
+	queue_acf_peak(s->qs, s->nqs, ACF_BIN, &r->q_period_ns, &r->q_acf);
+	r->q_period_ns *= s->c->qsample_ns;
 
 	for (k = 0; k < s->nqs; k++)
 		m += s->qs[k];
@@ -711,6 +787,9 @@ int sim_run(const struct sim_cfg *c, struct sim_res *r)
 		case EV_TICK:
 			ev_tick(&s, ev.t);
 			break;
+		case EV_DEQ:
+			ev_deq(&s, ev.flow, ev.t, ev.gen);
+			break;
 		}
 	}
 
@@ -796,6 +875,8 @@ void res_json(FILE *f, const struct sim_res *r, const char *ind)
 	jnum(f, ind, "queue_mean_bytes", r->q_mean, false);
 	jnum(f, ind, "queue_std_bytes", r->q_std, false);
 	jnum(f, ind, "queue_cv", r->q_cv, false);
+	jnum(f, ind, "queue_period_ns", r->q_period_ns, false);
+	jnum(f, ind, "queue_acf_peak", r->q_acf, false);
 	jnum(f, ind, "rate_cv", r->rate_cv, false);
 	jnum(f, ind, "alpha_mean", r->alpha_mean, false);
 	jnum(f, ind, "pred_fair_mbps",
@@ -840,6 +921,8 @@ res_text(FILE *f, const struct sim_res *r)
 		"%.0f B), mean %.0f B, CV %.3f, p99-p1 %.0f B\n", r->q_p50,
 		r->q_p99, r->q_max, r->q_max_all, r->q_mean, r->q_cv,
 		r->q_p99 - r->q_p1);
+	fprintf(f, "  queue oscillation: period %.0f us, autocorrelation "
+		"there %.2f\n", r->q_period_ns / 1e3, r->q_acf);
 	fprintf(f, "  marking probability %.5f (predicted p* %.5f, approx "
 		"%.5f), standing queue predicted q* %.0f B\n", r->mark_frac,
 		r->pred.p, r->pred.p_approx, r->pred.q_bytes);
@@ -863,9 +946,10 @@ res_text(FILE *f, const struct sim_res *r)
  *    what the marker explains of the grid (bench/README.md).
  *  - S_STAB: the CoNEXT'16 stability cases, the paper profile at 40 Gb/s,
  *    N = 2, 10, 64, feedback delay 4 and 85 us, with the paper's marking
- *    (Kmin 5 KB, Kmax 200 KB, Pmax 1 %) and with its authors' fluid
- *    solver's (Kmax 2000 KB, Pmax 10 %); S_FIX: the paper's remedy
- *    (R_AI 10 Mb/s, Kmax 1000 KB) at 85 us (2 s each).
+ *    (Kmin 5 KB, Kmax 200 KB, Pmax 1 %), with its authors' fluid
+ *    solver's (Kmax 2000 KB, Pmax 10 %), and with the latter at egress
+ *    (--mark-dequeue); S_FIX: the paper's remedy (R_AI 10 Mb/s, Kmax
+ *    1000 KB) at 85 us (2 s each).
  *  - S_ALPHA: mlx5 with a 55 us alpha period at 100 Gb/s.
  */
 enum { S_GRID, S_PMAX, S_STAB, S_FIX, S_ALPHA };
@@ -923,7 +1007,8 @@ static size_t suite_build(struct suite_run *v, size_t max, bool quick)
 				 "pmax10-%s-25g-n%u", profile_name[pr],
 				 flows[b]);
 		}
-	for (red = 0; red < 2; red++)
+	/* red: the paper's marking, its solver's, the solver's at egress */
+	for (red = 0; red < 3; red++)
 		for (d = 0; d < ARRAY_SIZE(delays); d++)
 			for (b = 0; b < ARRAY_SIZE(sflows) && n < max; b++) {
 				c = suite_add(v, &n, S_STAB,
@@ -935,9 +1020,11 @@ static size_t suite_build(struct suite_run *v, size_t max, bool quick)
 					c->pmax = 0.1;
 					c->pfc_bytes = 10 * c->kmax_bytes;
 				}
+				c->mark_dequeue = red == 2;
 				snprintf(c->name, sizeof(c->name),
 					 "%s-40g-n%u-d%" PRIu64 "us",
-					 red ? "solver" : "paper", sflows[b],
+					 red == 2 ? "solver-deq" : red ?
+					 "solver" : "paper", sflows[b],
 					 delays[d] / 1000);
 			}
 	for (b = 0; b < ARRAY_SIZE(sflows) && n < max; b++) {
@@ -1074,9 +1161,9 @@ static void stability_table(FILE *f, const struct suite_run *v,
 	fprintf(f, "\n## Stability (CoNEXT'16: at 85 us feedback delay, 2 "
 		"and 64 flows stable, 10 flows oscillate; at 4 us stable)\n\n"
 		"| run | N | delay | Kmax, Pmax | queue CV | queue p99-p1 | "
-		"queue min..max | per-flow rate CV | Jain | util | conv. | "
-		"CoNEXT'16 |\n"
-		"|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+		"queue min..max | queue period, ACF | per-flow rate CV | Jain | "
+		"util | conv. | CoNEXT'16 |\n"
+		"|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
 	for (i = 0; i < n; i++) {
 		const struct sim_res *r = &res[i];
 
@@ -1092,11 +1179,14 @@ static void stability_table(FILE *f, const struct suite_run *v,
 		fmt_q(q2, sizeof(q2), r->q_min);
 		fmt_q(q3, sizeof(q3), r->q_max);
 		fmt_conv(cv, sizeof(cv), r);
-		fprintf(f, "| %s | %u | %.0f us | %.0f KB, %.0f%% | %.3f | %s "
-			"| %s..%s | %.3f | %.4f | %.3f | %s | %s |\n", r->name,
-			r->nflows, r->delay_ns / 1000.0, r->kmax_bytes / 1e3,
-			r->pmax * 100, r->q_cv, q1, q2, q3, r->rate_cv,
-			r->jain, r->util, cv, paper);
+		fprintf(f, "| %s | %u | %.0f us | %.0f KB, %.0f%%%s | %.3f | "
+			"%s | %s..%s | %.0f us, %.2f | %.3f | %.4f | %.3f | %s "
+			"| %s |\n", r->name, r->nflows, r->delay_ns / 1000.0,
+			r->kmax_bytes / 1e3, r->pmax * 100,
+			v[i].c.mark_dequeue ? ", egress" : "", r->q_cv, q1, q2,
+			q3,
+			r->q_period_ns / 1e3, r->q_acf, r->rate_cv, r->jain,
+			r->util, cv, paper);
 	}
 }
 
@@ -1254,6 +1344,8 @@ static void usage(FILE *f)
 "      --kmin KB, --kmax KB   RED thresholds in 1000 B (default 5, 200\n"
 "                      scaled by G/40)\n"
 "      --pmax P        marking probability at Kmax (default 0.01)\n"
+"      --mark-dequeue  mark on the queue a packet leaves behind when it\n"
+"                      starts to leave (egress), not at its arrival\n"
 "      --pfc KB        PFC XOFF threshold, 0 = none (default 10 * Kmax)\n"
 "  -w, --window-us W   throughput window (default: >= 1 ms, 50 packets\n"
 "                      at C/N)\n"
@@ -1282,7 +1374,8 @@ int main(int argc, char **argv)
 		{ "seed", 1, 0, 's' }, { "csv", 1, 0, 7 },
 		{ "csv-us", 1, 0, 8 }, { "json", 0, 0, 'j' },
 		{ "suite", 1, 0, 9 }, { "jobs", 1, 0, 10 },
-		{ "quick", 0, 0, 11 }, { "help", 0, 0, 'h' }, { 0 }
+		{ "quick", 0, 0, 11 }, { "mark-dequeue", 0, 0, 12 },
+		{ "help", 0, 0, 'h' }, { 0 }
 	};
 	struct sim_cfg c;
 	struct sim_res r;
@@ -1329,6 +1422,7 @@ int main(int argc, char **argv)
 		case 9: suite = optarg; break;
 		case 10: jobs = strtol(optarg, NULL, 0); break;
 		case 11: quick = true; break;
+		case 12: c.mark_dequeue = true; break;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}

@@ -29,6 +29,8 @@ enum sim_ev_type {
 	EV_CNP,		/* a CNP reaches the sender (RP) */
 	EV_WAKE,	/* the RP's timer increase event: re-evaluate pacing */
 	EV_TICK,	/* sampling clock (queue, rates, CSV) */
+	EV_DEQ,		/* a packet starts to leave the switch (egress
+			 * marking; gen: when its last bit leaves) */
 };
 
 struct sim_ev {
@@ -57,6 +59,7 @@ struct sim_cfg {
 	uint64_t delay_ns;		/* feedback loop delay tau* (no queueing) */
 	uint64_t kmin_bytes, kmax_bytes;	/* RED/ECN thresholds */
 	double pmax;			/* marking probability at Kmax */
+	bool mark_dequeue;		/* RED on the queue at departure */
 	uint64_t pfc_bytes;		/* PFC XOFF threshold (0: no PFC) */
 	uint64_t duration_ns;		/* simulated time */
 	double steady_frac;		/* steady window = last fraction */
@@ -90,6 +93,8 @@ struct sim_res {
 	double jain, util, mark_frac;
 	double thr_min, thr_max;	/* steady throughput / (C/N) */
 	double q_p1, q_p50, q_p99, q_max, q_min, q_mean, q_std, q_cv;
+	double q_period_ns, q_acf;	/* queue oscillation: period and the
+					 * autocorrelation there (0: none) */
 	double q_max_all;		/* over the whole run */
 	double rate_cv, alpha_mean;	/* steady, per flow, averaged */
 	struct fp_out pred;
@@ -108,5 +113,7 @@ void fp_from_cfg(const struct sim_cfg *c, struct fp_in *in);
 void sim_cfg_default(struct sim_cfg *c, unsigned int profile);
 int sim_run(const struct sim_cfg *c, struct sim_res *r);
 void res_json(FILE *f, const struct sim_res *r, const char *indent);
+void queue_acf_peak(const uint32_t *q, size_t n, size_t bin, double *lag,
+		    double *peak);
 
 #endif /* _DCQCN_SIM_H */

@@ -227,6 +227,61 @@ static void test_windows(void)
 	       "queue: mean %.0f, std %.1f (population), CV", r.q_mean, r.q_std);
 }
 
+/* The queue's oscillation from its autocorrelation. */
+static void test_acf(void)
+{
+	static uint32_t q[200000];
+	uint64_t rng = 7;
+	double lag, peak;
+	size_t i;
+
+	/* a period of 2000 samples (2 ms at 1 us) and some noise */
+	for (i = 0; i < 200000; i++)
+		q[i] = (uint32_t)(100000 + 80000 * sin(2 * M_PI * i / 2000.0) +
+				  (rng_next(&rng) % 20000));
+	queue_acf_peak(q, 200000, 10, &lag, &peak);
+	tap_ok(near(lag, 2000, 0.01) && peak > 0.9,
+	       "acf: a 2000-sample cycle: period %.0f, peak %.2f", lag, peak);
+	/* a random queue: no regular cycle */
+	for (i = 0; i < 200000; i++)
+		q[i] = (uint32_t)(rng_next(&rng) % 100000);
+	queue_acf_peak(q, 200000, 10, &lag, &peak);
+	tap_ok(peak < 0.1, "acf: noise: peak %.2f (lag %.0f)", peak, lag);
+	for (i = 0; i < 200000; i++)
+		q[i] = 5000;
+	queue_acf_peak(q, 200000, 10, &lag, &peak);
+	tap_ok(lag == 0 && peak == 0, "acf: a constant queue: none");
+}
+
+/* Egress marking judges the queue behind the packet when it leaves. */
+static void test_egress(void)
+{
+	struct sim_cfg c;
+	struct sim_res r;
+	struct sim s = { .c = &c, .r = &r };
+	struct sim_ev ev;
+
+	sim_cfg_default(&c, ROCECC_PROFILE_MLX5);
+	c.link_mbps = 8000;		/* 1 byte per ns */
+	c.kmin_bytes = c.kmax_bytes = 1000;
+	c.pmax = 1;			/* a step at 1000 B */
+	memset(&r, 0, sizeof(r));
+	heap_init(&s.h);
+	s.d_fwd = 2000;
+	/* at 10 us, 3000 B left to send: this packet's 1000 and 2000 behind */
+	s.busy_ps = 13000 * 1000ULL;
+	ev_deq(&s, 3, 10000, 11000);
+	tap_ok(r.marked == 1 && heap_pop(&s.h, &ev) && ev.type == EV_CE &&
+	       ev.flow == 3 && ev.t == 13000,
+	       "egress: 2000 B behind the packet: marked, CE at the NP half the delay after it left");
+	/* 1500 B left: 500 behind, below the step, although 1500 > 1000 */
+	s.busy_ps = 11500 * 1000ULL;
+	ev_deq(&s, 3, 10000, 11000);
+	tap_ok(r.marked == 1 && !heap_pop(&s.h, &ev),
+	       "egress: 500 B behind it: not marked (the packet itself does not count)");
+	heap_free(&s.h);
+}
+
 static void small_cfg(struct sim_cfg *c)
 {
 	sim_cfg_default(c, ROCECC_PROFILE_MLX5);
@@ -267,6 +322,13 @@ static void test_runs(void)
 	       "run: writing the CSV time series changes nothing");
 	unlink(csv);
 	c.csv = NULL;
+	c.mark_dequeue = true;
+	fd = sim_run(&c, &b);
+	tap_ok(fd == 0 && b.marked != a.marked && b.jain > 0.95 &&
+	       b.util > 0.95,
+	       "run: egress marking: another run (Jain %.4f, utilisation %.4f)",
+	       b.jain, b.util);
+	c.mark_dequeue = false;
 	c.seed = 2;
 	tap_ok(sim_run(&c, &b) == 0 && b.marked != a.marked,
 	       "run: another seed, another run");
@@ -291,6 +353,8 @@ int main(void)
 	test_heap();
 	test_fixed_point();
 	test_windows();
+	test_acf();
+	test_egress();
 	test_runs();
 	return tap_done();
 }
