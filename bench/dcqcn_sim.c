@@ -38,7 +38,7 @@ static const char *const profile_name[__ROCECC_PROFILE_MAX] = {
 
 /*
  * Marking probability of a packet that finds @q bytes in the queue when it
- * arrives (the paper's CP, reference/dcqcn.md 1.2): 0 up to and including
+ * arrives (the paper's CP, docs/dcqcn.md §1.2): 0 up to and including
  * Kmin, Pmax * (q - Kmin) / (Kmax - Kmin) above Kmin up to and including
  * Kmax, 1 above Kmax. Instantaneous queue, no EWMA.
  */

@@ -62,7 +62,8 @@ void fl_terms(const struct fp_in *in, double p, double r, struct fl_terms *t)
 /* --- fixed point ------------------------------------------------------------ */
 
 /*
- * p* solves a^2 alpha / ((b+d)(c+e)) = tau^2 R_AI R at R = C/N; the
+ * The fixed point (docs/dcqcn.md §7.2): p* solves
+ * a^2 alpha / ((b+d)(c+e)) = tau^2 R_AI R at R = C/N; the
  * residual is the log of the ratio of the two sides (increasing in p).
  */
 double fp_residual(const struct fp_in *in, double p)
