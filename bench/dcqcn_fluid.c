@@ -9,17 +9,16 @@
  *
  * bench/README.md ("The fluid model, integrated") says what it shows.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
 #include "fluid.h"
+#include "suite.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define SUITE_MAX	64
@@ -46,14 +45,6 @@ static void fl_cfg_red(struct fl_cfg *c, int red)
 		c->kmax = 1000e3 / c->pkt_bytes;
 		c->m.rai_pps = 10e6 / (8 * c->pkt_bytes);
 	}
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
 static void res_text(FILE *f, const struct fl_res *r)
@@ -153,16 +144,11 @@ static void summary_md(FILE *f, const struct suite_run *v,
 static int write_results(const char *dir, const struct suite_run *v,
 			 const struct fl_res *res, size_t n, double wall)
 {
-	char path[4096];
-	FILE *f;
+	FILE *f = suite_create("dcqcn_fluid", dir, "results.json");
 	size_t i;
 
-	snprintf(path, sizeof(path), "%s/results.json", dir);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "dcqcn_fluid: %s: %s\n", path, strerror(errno));
+	if (!f)
 		return 1;
-	}
 	fprintf(f, "{\n  \"tool\": \"dcqcn_fluid\",\n  \"wall_s\": %.2f,\n"
 		"  \"dt_us\": %.3f,\n  \"runs\": [\n", wall, v[0].c.dt * 1e6);
 	for (i = 0; i < n; i++) {
@@ -171,12 +157,9 @@ static int write_results(const char *dir, const struct suite_run *v,
 	}
 	fputs("  ]\n}\n", f);
 	fclose(f);
-	snprintf(path, sizeof(path), "%s/summary.md", dir);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "dcqcn_fluid: %s: %s\n", path, strerror(errno));
+	f = suite_create("dcqcn_fluid", dir, "summary.md");
+	if (!f)
 		return 1;
-	}
 	summary_md(f, v, res, n, wall);
 	fclose(f);
 	return 0;
@@ -190,7 +173,7 @@ static int run_suite(const char *dir, unsigned int jobs, bool quick)
 	size_t n = suite_build(v, SUITE_MAX, quick), next = 0, done = 0;
 	pid_t pid[SUITE_MAX];
 	int fd[SUITE_MAX][2], st;
-	double t0 = now_s();
+	double t0 = suite_now();
 
 	while (done < n) {
 		while (next < n && next - done < jobs) {
@@ -200,12 +183,12 @@ static int run_suite(const char *dir, unsigned int jobs, bool quick)
 			}
 			if (!pid[next]) {
 				struct fl_res r;
-				double t = now_s();
+				double t = suite_now();
 
 				close(fd[next][0]);
 				if (fl_run(&v[next].c, &r))
 					_exit(1);
-				r.wall_s = now_s() - t;
+				r.wall_s = suite_now() - t;
 				_exit(write(fd[next][1], &r, sizeof(r)) !=
 				      sizeof(r));
 			}
@@ -225,7 +208,7 @@ static int run_suite(const char *dir, unsigned int jobs, bool quick)
 			"stable", res[done].wall_s);
 		done++;
 	}
-	if (write_results(dir, v, res, n, now_s() - t0))
+	if (write_results(dir, v, res, n, suite_now() - t0))
 		return 1;
 	fprintf(stderr, "dcqcn_fluid: %s/results.json, %s/summary.md\n", dir,
 		dir);

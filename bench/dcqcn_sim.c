@@ -21,11 +21,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <sys/wait.h>
 
 #include "dcqcn_sim.h"
+#include "suite.h"
 
 #define PACE_ONE	(1ULL << ROCECC_RP_PACE_SHIFT)
 
@@ -1047,14 +1047,6 @@ static size_t suite_build(struct suite_run *v, size_t max, bool quick)
 	return n;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void fmt_q(char *b, size_t n, double bytes)
 {
 	if (!isfinite(bytes))
@@ -1235,7 +1227,7 @@ run_suite(const char *dir, unsigned int jobs, bool quick)
 	struct sim_res *res;
 	size_t n = suite_build(v, SUITE_MAX, quick), i, next = 0, done = 0;
 	pid_t *pids;
-	double t0 = now_s(), wall;
+	double t0 = suite_now(), wall;
 	char path[4096];
 	FILE *f;
 	int st;
@@ -1257,11 +1249,11 @@ run_suite(const char *dir, unsigned int jobs, bool quick)
 			}
 			if (!pids[next]) {
 				struct sim_res r;
-				double t = now_s();
+				double t = suite_now();
 
 				if (sim_run(&v[next].c, &r))
 					_exit(1);
-				r.wall_s = now_s() - t;
+				r.wall_s = suite_now() - t;
 				snprintf(path, sizeof(path), "%s/run-%zu.bin",
 					 dir, next);
 				f = fopen(path, "wb");
@@ -1292,14 +1284,11 @@ run_suite(const char *dir, unsigned int jobs, bool quick)
 			res[done].wall_s);
 		done++;
 	}
-	wall = now_s() - t0;
+	wall = suite_now() - t0;
 
-	snprintf(path, sizeof(path), "%s/results.json", dir);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "dcqcn_sim: %s: %s\n", path, strerror(errno));
+	f = suite_create("dcqcn_sim", dir, "results.json");
+	if (!f)
 		return 1;
-	}
 	fprintf(f, "{\n  \"tool\": \"dcqcn_sim\",\n  \"wall_s\": %.2f,\n"
 		"  \"jobs\": %u,\n  \"runs\": [\n", wall, jobs);
 	for (i = 0; i < n; i++) {
@@ -1309,12 +1298,9 @@ run_suite(const char *dir, unsigned int jobs, bool quick)
 	fputs("  ]\n}\n", f);
 	fclose(f);
 
-	snprintf(path, sizeof(path), "%s/summary.md", dir);
-	f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "dcqcn_sim: %s: %s\n", path, strerror(errno));
+	f = suite_create("dcqcn_sim", dir, "summary.md");
+	if (!f)
 		return 1;
-	}
 	summary_md(f, v, res, n, wall, jobs);
 	fclose(f);
 	fprintf(stderr, "dcqcn_sim: suite done in %.1f s: %s/results.json, "
