@@ -30,7 +30,8 @@
 # no completion error (on 6.12 a packet dropped on a host fails the QP), and
 # the senders counted the pauses they honoured; pfc pauses, both needs
 # strictly fewer pause frames than pfc (DCQCN keeps the queue below xoff
-# most of the time, in some runs all of it; the ratio is printed). The host-side PFC assertions are skipped, with
+# most of the time, in some runs all of it; the ratio is printed). The
+# host-side PFC assertions are skipped, with
 # the reason, while rocecc.ko lacks software DCB (indications) or the
 # rocecc qdisc (no drops, fewer pauses); the pfc modes then still run
 # pfcswitch, whose frames pause nothing.
