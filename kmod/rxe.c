@@ -26,14 +26,17 @@
  * rxe_qp differs between kernels and is not public, so the socket is
  * found by what identifies one: a word of the QP object that points to a
  * struct socket whose sock points back at it (sk->sk_socket), an AF_INET
- * datagram socket of protocol UDP. Every read outside the QP object is a
- * get_kernel_nofault(): a word that is not a pointer costs a failed read,
- * never a fault, on any kernel. Attach refuses a device that fails the
- * check (extack), and the datapath's rxe cookie (rocecc_dp_dev.ibdev,
- * the only gate to the read) is only ever set to a device that passed it.
+ * datagram socket of protocol UDP. A word that is not an address of the
+ * kernel's direct map is not even read (rocecc_rxe_kaddr()), and every
+ * read outside the QP object is a get_kernel_nofault(): a word that is not
+ * a pointer costs a check or a failed read, never a fault, on any kernel.
+ * Attach refuses a device that fails the check (extack), and the
+ * datapath's rxe cookie (rocecc_dp_dev.ibdev, the only gate to the read)
+ * is only ever set to a device that passed it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/mm.h>
 #include <linux/net.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
@@ -55,6 +58,21 @@
 static char rocecc_rxe_msg[ROCECC_RXE_MSG_LEN];
 
 /*
+ * May @p be read with get_kernel_nofault()? Only a kernel address of the
+ * direct map or the kernel image (what slab objects and sockets are):
+ * arithmetic only, no access. Anything else is refused before the read,
+ * because a non-canonical address makes the read take a general
+ * protection fault, not a page fault, and the fixup of 6.1 warns about
+ * that (with a CPU that reports 57 virtual address bits while the kernel
+ * runs 4-level paging, as QEMU's "max" CPU does, 6.1 lets such an address
+ * through to the read).
+ */
+static bool rocecc_rxe_kaddr(const void *p)
+{
+	return p && virt_addr_valid(p);
+}
+
+/*
  * The struct sock of rxe QP @qp's UDP socket, found in the first @size
  * bytes of the driver's QP object, or NULL. The caller holds a restrack
  * reference on @qp, which keeps the QP and its socket alive.
@@ -70,7 +88,8 @@ static struct sock *rocecc_rxe_qp_sock(const struct ib_qp *qp, size_t size)
 		u16 family, type, proto;
 		struct sock *sk;
 
-		if (get_kernel_nofault(sk, &sock->sk) || !sk ||
+		if (!rocecc_rxe_kaddr(sock) ||
+		    get_kernel_nofault(sk, &sock->sk) || !rocecc_rxe_kaddr(sk) ||
 		    get_kernel_nofault(back, &sk->sk_socket) || back != sock)
 			continue;
 		if (get_kernel_nofault(family, &sk->sk_family) ||
@@ -159,7 +178,8 @@ u32 rocecc_rxe_lqpn(const struct sk_buff *skb, const struct rocecc_dev *rdev)
 		return 0;
 	/* Another UDP socket to port 4791 may keep anything there. */
 	qp = rcu_dereference_sk_user_data(sk);
-	if (!qp || get_kernel_nofault(qpdev, &qp->device) || qpdev != ibdev)
+	if (!rocecc_rxe_kaddr(qp) || get_kernel_nofault(qpdev, &qp->device) ||
+	    qpdev != ibdev)
 		return 0;
 	return qp->qp_num & ROCECC_BTH_QPN_MASK;
 }
