@@ -172,6 +172,23 @@
 #define ROCECC_RP_ITER()	((void)0)
 #endif
 
+/*
+ * The two loops of the RP are written as steps, long fn(__u32 i, void
+ * *ctx) returning 0 to go on and 1 to stop, run by ROCECC_LOOP(max, fn,
+ * ctx) at most @max times: a for loop here, bpf_loop() in a BPF program
+ * (which defines ROCECC_LOOP before including this file), whose verifier
+ * then checks a step once instead of every iteration of every path.
+ */
+#ifndef ROCECC_LOOP
+#define ROCECC_LOOP(max, fn, ctx) do {					\
+	__u32 __i;							\
+									\
+	for (__i = 0; __i < (max); __i++)				\
+		if ((fn)(__i, (ctx)))					\
+			break;						\
+} while (0)
+#endif
+
 /* Per-flow reaction point state. Times in ns, rates in kb/s. */
 struct rocecc_rp {
 	__u64 now;		/* latest time seen */
@@ -319,6 +336,86 @@ static inline void rocecc_rp_stage_add(__u32 *stage, __u64 k)
 		*stage += (__u32)k;
 }
 
+/* The state of one rocecc_rp_increase() batch, for its loop steps. */
+struct rocecc_rp_inc {
+	struct rocecc_rp *rp;
+	const struct rocecc_params *p;
+	__u32 *stage;		/* the source's stage counter */
+	__u64 n;		/* events still to apply */
+	__u32 other;		/* the other source's stage */
+	__u32 f;		/* rp_threshold */
+	__u32 top;		/* the ceiling */
+};
+
+/*
+ * One iteration of rocecc_rp_increase(): one event, or a jump over many
+ * (see "Bounded work"). A ROCECC_LOOP() step: 0 to go on, 1 when done.
+ */
+static inline long rocecc_rp_increase_step(__u32 i, void *data)
+{
+	struct rocecc_rp_inc *c = data;
+	struct rocecc_rp *rp = c->rp;
+	const struct rocecc_params *p = c->p;
+	__u32 *stage = c->stage;
+	__u32 other = c->other, f = c->f, top = c->top;
+	__u32 s1, hi, lo, d, room;
+	__u64 run, k, gap, tgt;
+
+	(void)i;
+	if (!c->n)
+		return 1;
+	ROCECC_RP_ITER();
+	if (rp->rate == top && rp->target == top) {
+		/* Back at the ceiling: only the stage moves. */
+		rocecc_rp_stage_add(stage, c->n);
+		c->n = 0;
+		return 1;
+	}
+	/* The phase of the next event and how long it lasts. */
+	s1 = *stage < ROCECC_RP_STAGE_MAX ? *stage + 1 : *stage;
+	hi = s1 > other ? s1 : other;
+	lo = s1 < other ? s1 : other;
+	run = ~0ULL;
+	if (hi <= f) {
+		d = 0;				/* fast recovery */
+		run = f - *stage;
+	} else if (lo > f) {
+		d = rocecc_rp_kbps(p,		/* hyper */
+				   p->v[ROCECC_PARAM_RP_HAI_RATE]);
+	} else {
+		d = rocecc_rp_kbps(p,		/* additive */
+				   p->v[ROCECC_PARAM_RP_AI_RATE]);
+		if (other > f)
+			run = f - *stage;	/* then hyper */
+	}
+	gap = (__u64)rp->target - rp->rate;
+	if (c->n > 1 && (gap == d || gap + 1 == d)) {
+		/*
+		 * Fixed point: every event adds exactly d to both rates.
+		 * Jump over as many as stay in this phase and keep R_T at
+		 * or below the ceiling.
+		 */
+		k = c->n < run ? c->n : run;
+		room = rp->target < top ? top - rp->target : 0;
+		if (d && k > room / d)
+			k = room / d;
+		if (k) {
+			rocecc_rp_stage_add(stage, k);
+			rp->target += (__u32)(k * d);
+			rp->rate += (__u32)(k * d);
+			c->n -= k;
+			return 0;
+		}
+	}
+	/* One event. */
+	*stage = s1;
+	tgt = (__u64)rp->target + d;
+	rp->target = tgt < top ? (__u32)tgt : top;
+	rp->rate = (__u32)(((__u64)rp->rate + rp->target + 1) >> 1);
+	c->n--;
+	return 0;
+}
+
 /*
  * Apply @n increase events from one source (@by_bytes: the byte counter,
  * else the timer), exactly as n single events would, in at most
@@ -328,63 +425,59 @@ static inline void rocecc_rp_increase(struct rocecc_rp *rp,
 				      const struct rocecc_params *p,
 				      bool by_bytes, __u64 n)
 {
-	__u32 *stage = by_bytes ? &rp->byte_stage : &rp->timer_stage;
-	__u32 other = by_bytes ? rp->timer_stage : rp->byte_stage;
-	__u32 f = p->v[ROCECC_PARAM_RP_THRESHOLD];
-	__u32 top = rocecc_rp_ceiling(rp, p);
-	__u32 s1, hi, lo, d, room;
-	__u64 run, k, gap, tgt;
+	struct rocecc_rp_inc c = {
+		.rp = rp,
+		.p = p,
+		.stage = by_bytes ? &rp->byte_stage : &rp->timer_stage,
+		.n = n,
+		.other = by_bytes ? rp->timer_stage : rp->byte_stage,
+		.f = p->v[ROCECC_PARAM_RP_THRESHOLD],
+		.top = rocecc_rp_ceiling(rp, p),
+	};
 
-	while (n) {
-		ROCECC_RP_ITER();
-		if (rp->rate == top && rp->target == top) {
-			/* Back at the ceiling: only the stage moves. */
-			rocecc_rp_stage_add(stage, n);
-			return;
-		}
-		/* The phase of the next event and how long it lasts. */
-		s1 = *stage < ROCECC_RP_STAGE_MAX ? *stage + 1 : *stage;
-		hi = s1 > other ? s1 : other;
-		lo = s1 < other ? s1 : other;
-		run = ~0ULL;
-		if (hi <= f) {
-			d = 0;				/* fast recovery */
-			run = f - *stage;
-		} else if (lo > f) {
-			d = rocecc_rp_kbps(p,		/* hyper */
-					   p->v[ROCECC_PARAM_RP_HAI_RATE]);
-		} else {
-			d = rocecc_rp_kbps(p,		/* additive */
-					   p->v[ROCECC_PARAM_RP_AI_RATE]);
-			if (other > f)
-				run = f - *stage;	/* then hyper */
-		}
-		gap = (__u64)rp->target - rp->rate;
-		if (n > 1 && (gap == d || gap + 1 == d)) {
-			/*
-			 * Fixed point: every event adds exactly d to both
-			 * rates. Jump over as many as stay in this phase and
-			 * keep R_T at or below the ceiling.
-			 */
-			k = n < run ? n : run;
-			room = rp->target < top ? top - rp->target : 0;
-			if (d && k > room / d)
-				k = room / d;
-			if (k) {
-				rocecc_rp_stage_add(stage, k);
-				rp->target += (__u32)(k * d);
-				rp->rate += (__u32)(k * d);
-				n -= k;
-				continue;
-			}
-		}
-		/* One event. */
-		*stage = s1;
-		tgt = (__u64)rp->target + d;
-		rp->target = tgt < top ? (__u32)tgt : top;
-		rp->rate = (__u32)(((__u64)rp->rate + rp->target + 1) >> 1);
-		n--;
+	ROCECC_LOOP(ROCECC_RP_INC_ITER_MAX, rocecc_rp_increase_step, &c);
+}
+
+/* The state of the alpha ticks of one advance, for their loop steps. */
+struct rocecc_rp_ticks {
+	struct rocecc_rp *rp;
+	const struct rocecc_params *p;
+	__u64 t;		/* the time advanced to */
+	__u64 rtt;		/* rp_dce_tcp_rtt in ns */
+	__u32 g;		/* rp_dce_tcp_g, at most 1023 */
+};
+
+/*
+ * One alpha tick [K] due at or before t, or the skip over all of them
+ * (see "Bounded work"). A ROCECC_LOOP() step: 0 to go on, 1 when done.
+ */
+static inline long rocecc_rp_alpha_step(__u32 i, void *data)
+{
+	struct rocecc_rp_ticks *c = data;
+	struct rocecc_rp *rp = c->rp;
+	__u32 g = c->g, a;
+	__u64 n;
+
+	(void)i;
+	if (rp->next_alpha > c->t)
+		return 1;
+	ROCECC_RP_ITER();
+	if (rp->cnp_arrived) {
+		/* G * alpha / 1024 rounded up: see the model */
+		a = ((g * rp->alpha + 1023) >> 10) + (1024 - g);
+		rp->alpha = a < 1023 ? a : 1023;
+		rp->cnp_arrived = 0;
+	} else if (rp->alpha) {
+		rp->alpha = (g * rp->alpha) >> 10;
+	} else {
+		/* 0 stays 0 until a CNP: skip every due tick. */
+		n = rocecc_rp_due(c->t - rp->next_alpha, c->p,
+				  ROCECC_PARAM_RP_DCE_TCP_RTT);
+		rp->next_alpha += n * c->rtt;
+		return 1;
 	}
+	rp->next_alpha += c->rtt;
+	return 0;
 }
 
 /*
@@ -396,8 +489,8 @@ static inline __u64 __rocecc_rp_advance(struct rocecc_rp *rp,
 					const struct rocecc_params *p,
 					__u64 t)
 {
-	__u64 rtt, n;
-	__u32 g, a;
+	struct rocecc_rp_ticks c;
+	__u64 n;
 
 	if (t < rp->now)
 		t = rp->now;
@@ -406,28 +499,14 @@ static inline __u64 __rocecc_rp_advance(struct rocecc_rp *rp,
 		return t;
 
 	/* Alpha ticks [K]. */
-	rtt = rocecc_rp_period_ns(p, ROCECC_PARAM_RP_DCE_TCP_RTT);
-	g = p->v[ROCECC_PARAM_RP_DCE_TCP_G];
-	if (g > 1023)
-		g = 1023;
-	while (rp->next_alpha <= t) {
-		ROCECC_RP_ITER();
-		if (rp->cnp_arrived) {
-			/* G * alpha / 1024 rounded up: see the model */
-			a = ((g * rp->alpha + 1023) >> 10) + (1024 - g);
-			rp->alpha = a < 1023 ? a : 1023;
-			rp->cnp_arrived = 0;
-		} else if (rp->alpha) {
-			rp->alpha = (g * rp->alpha) >> 10;
-		} else {
-			/* 0 stays 0 until a CNP: skip every due tick. */
-			n = rocecc_rp_due(t - rp->next_alpha, p,
-					  ROCECC_PARAM_RP_DCE_TCP_RTT);
-			rp->next_alpha += n * rtt;
-			break;
-		}
-		rp->next_alpha += rtt;
-	}
+	c.rp = rp;
+	c.p = p;
+	c.t = t;
+	c.rtt = rocecc_rp_period_ns(p, ROCECC_PARAM_RP_DCE_TCP_RTT);
+	c.g = p->v[ROCECC_PARAM_RP_DCE_TCP_G];
+	if (c.g > 1023)
+		c.g = 1023;
+	ROCECC_LOOP(ROCECC_RP_ALPHA_ITER_MAX, rocecc_rp_alpha_step, &c);
 
 	/* Timer increase events [T]. */
 	if (rp->next_timer <= t) {
