@@ -885,7 +885,8 @@ __noinline int dp_cnp_valid(struct __sk_buff *skb)
 
 /*
  * A CNP with a valid ICRC for local QP @p->bth.dest_qp: the RP of the QP's
- * flow. Returns whether a deferred CNP of that flow became due (in the CNP slot).
+ * flow. Returns whether a deferred CNP of that flow became due (in the
+ * CNP slot).
  */
 static __always_inline bool dp_ingress_cnp(const struct rocecc_pkt *p,
 					   struct dcqcn_stats *st,

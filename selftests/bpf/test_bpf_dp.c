@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daemon/lib/bpf_dp.c, the BPF datapath's loader, on a veth netdev made
+ * for the test (dqtest0) and a BPF filesystem mounted for it: attach and
+ * detach (the clsact filters found by name, the maps filled and emptied),
+ * parameters checked as the module checks them, the module asked first,
+ * QPs, counters, a flow made by the programs and dumped in the module's
+ * attributes, and a reload that adopts the pinned maps with the flow's
+ * state. The programs run through BPF_PROG_TEST_RUN on the veth.
+ *
+ * Needs root; skips without it (or without veth).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <unistd.h>
+#include <libmnl/libmnl.h>
+
+#include <rocecc/cnp.h>
+#include "lib/bpf_dp.h"
+
+#include "bpf_skip.h"
+#include "flowmon_lib.h"
+#include "tap.h"
+
+#define DEV	"dqtest0"
+#define LQPN	0x11
+#define RQPN	0x22
+
+static const uint8_t A4[4] = { 10, 0, 0, 1 };
+static const uint8_t B4[4] = { 10, 0, 0, 2 };
+
+static void mapped(uint8_t *out, const uint8_t *v4)
+{
+	memset(out, 0, 16);
+	out[10] = 0xff;
+	out[11] = 0xff;
+	memcpy(out + 12, v4, 4);
+}
+
+/* A CNP from B to A's QP, behind an Ethernet header */
+static size_t cnp_frame(uint8_t *f)
+{
+	struct rocecc_cnp_params cp;
+
+	memset(&cp, 0, sizeof(cp));
+	mapped(cp.saddr, B4);
+	mapped(cp.daddr, A4);
+	cp.family = ROCECC_AF_INET;
+	cp.dest_qp = LQPN;
+	cp.sport = 0xc0de;
+	cp.ttl = 64;
+	memcpy(f, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02\x08\x00",
+	       14);
+	return 14 + (size_t)rocecc_cnp_build(&cp, f + 14, FRAME_MAX - 14);
+}
+
+struct seen {
+	unsigned int n;
+	struct dcqcn_flow f;
+	struct dcqcn_flow_key k;
+};
+
+static int seen_cb(const struct dcqcn_flow_key *k, const struct dcqcn_flow *f,
+		   void *data)
+{
+	struct seen *s = data;
+
+	s->n++;
+	s->k = *k;
+	s->f = *f;
+	return 0;
+}
+
+static int attr_cb(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+
+	if (mnl_attr_get_type(a) <= ROCECC_FLOW_A_MAX)
+		tb[mnl_attr_get_type(a)] = a;
+	return MNL_CB_OK;
+}
+
+/* The dump of the flow in @s: the attributes the CLI reads */
+static void check_dump(const struct seen *s, const struct rocecc_params *p)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	const struct nlattr *tb[ROCECC_FLOW_A_MAX + 1] = { NULL };
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlattr *a, *nest = NULL;
+	uint32_t ifx = 0;
+
+	bpf_dp_flow_put(nlh, &s->k, &s->f, p, s->f.rp.now);
+	mnl_attr_for_each(a, nlh, 0) {
+		if (mnl_attr_get_type(a) == ROCECC_A_DEV_IFINDEX)
+			ifx = mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == ROCECC_A_FLOW)
+			nest = a;
+	}
+	if (nest)
+		mnl_attr_parse_nested(nest, attr_cb, tb);
+	tap_ok(ifx == s->k.ifindex && tb[ROCECC_FLOW_A_RADDR] &&
+	       !memcmp(mnl_attr_get_payload(tb[ROCECC_FLOW_A_RADDR]),
+		       s->k.raddr, 16) &&
+	       tb[ROCECC_FLOW_A_RQPN] &&
+	       mnl_attr_get_u32(tb[ROCECC_FLOW_A_RQPN]) == RQPN &&
+	       tb[ROCECC_FLOW_A_LQPN] &&
+	       mnl_attr_get_u32(tb[ROCECC_FLOW_A_LQPN]) == LQPN &&
+	       tb[ROCECC_FLOW_A_RC] &&
+	       mnl_attr_get_u32(tb[ROCECC_FLOW_A_RC]) == s->f.rp.rate &&
+	       tb[ROCECC_FLOW_A_LIMITED] &&
+	       mnl_attr_get_u8(tb[ROCECC_FLOW_A_LIMITED]) == 1 &&
+	       tb[ROCECC_FLOW_A_CNP_HANDLED] &&
+	       mnl_attr_get_u64(tb[ROCECC_FLOW_A_CNP_HANDLED]) == 1 &&
+	       tb[ROCECC_FLOW_A_QP_TIMEOUT] &&
+	       mnl_attr_get_u32(tb[ROCECC_FLOW_A_QP_TIMEOUT]) == 14 &&
+	       tb[ROCECC_FLOW_A_STATE_NS] && tb[ROCECC_FLOW_A_PACING_BUDGET],
+	       "the flow dumps as the module's FLOW_GET attributes (ifindex, key, LQPN, Rc, limited, handled, timeout)");
+}
+
+static int run(int fd, uint32_t ifindex, const uint8_t *f, size_t len)
+{
+	uint32_t retval = 0;
+
+	return run_frame(fd, ifindex, f, len, &retval, NULL, NULL, NULL) ?
+	       -1 : (int)retval;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/rocecc-bpf-dp.XXXXXX", err[256] = "";
+	struct bpf_dp_opts o = { 0 };
+	struct bpf_dp_dev_cfg c;
+	struct bpf_dp *dp;
+	uint64_t v[__DCQCN_STAT_MAX];
+	uint8_t f[FRAME_MAX], raddr[16];
+	struct seen s = { 0 };
+	uint32_t ifx;
+	bool adopted = true;
+	size_t n;
+	int e;
+
+	e = bpf_load_denied();
+	if (e) {
+		printf("1..0 # SKIP cannot load BPF programs: %s\n", strerror(e));
+		return 0;
+	}
+	if (!mkdtemp(dir) || mount("bpf", dir, "bpf", 0, NULL)) {
+		printf("1..0 # SKIP cannot mount a BPF filesystem: %s\n",
+		       strerror(errno));
+		return 0;
+	}
+	if (system("ip link add " DEV " type veth peer name dqtest1 2>/dev/null") ||
+	    !(ifx = if_nametoindex(DEV))) {
+		umount(dir);
+		rmdir(dir);
+		printf("1..0 # SKIP cannot make a veth pair\n");
+		return 0;
+	}
+	libbpf_set_print(bpf_test_log);
+
+	o.pin_dir = dir;
+	dp = bpf_dp_open(&o, &adopted, err, sizeof(err));
+	tap_ok(dp && !adopted, "opens, maps pinned afresh in a new directory%s%s",
+	       err[0] ? ": " : "", err);
+	if (!dp) {
+		fputs(bpf_test_log_buf, stdout);
+		goto out;
+	}
+	tap_eq(bpf_dp_module_has(ifx), 0, "rocecc.ko does not drive " DEV);
+	tap_eq(bpf_dp_on_netdev(ifx), 0, "no filter of ours on " DEV " yet");
+
+	bpf_dp_dev_cfg_init(&c, ROCECC_PROFILE_MLX5);
+	c.params.v[ROCECC_PARAM_RP_GD] = 16;
+	e = bpf_dp_attach(dp, ifx, &c, err, sizeof(err));
+	tap_ok(e == -EINVAL && strstr(err, "rp_gd = 16") &&
+	       strstr(err, "1..15") && bpf_dp_on_netdev(ifx) == 0,
+	       "rp_gd 16 refused, by name and range: %s", err);
+	c.params.v[ROCECC_PARAM_RP_GD] = 11;
+	c.line_rate_kbps = 10000000;
+	err[0] = '\0';
+	e = bpf_dp_attach(dp, ifx, &c, err, sizeof(err));
+	tap_ok(!e && bpf_dp_on_netdev(ifx) == 1, "attached: both filters on " DEV "%s%s",
+	       err[0] ? ": " : "", err);
+	tap_ok(!bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_FLOWS] == 0 &&
+	       v[ROCECC_STAT_RP_CNP_HANDLED] == 0, "counters, all zero");
+
+	mapped(raddr, B4);
+	tap_ok(!bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, 14),
+	       "QP 0x%x -> B's 0x%x, timeout 14", LQPN, RQPN);
+	n = cnp_frame(f);
+	tap_eq(run(bpf_dp_prog_fd(dp, false), ifx, f, n), TC_ACT_STOLEN,
+	       "a CNP from B on " DEV " is consumed");
+	tap_ok(!bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_RP_CNP_HANDLED] == 1 &&
+	       v[ROCECC_STAT_FLOWS] == 1,
+	       "rp_cnp_handled 1, flows 1 (the gauge counts the map)");
+	bpf_dp_flow_foreach(dp, ifx, seen_cb, &s);
+	tap_ok(s.n == 1 && s.k.rqpn == RQPN && s.f.rp.limited &&
+	       s.f.lqpn == LQPN && s.f.budget_known,
+	       "the flow: B's QP, limited, its QP and budget known");
+	check_dump(&s, &c.params);
+
+	c.params.v[ROCECC_PARAM_RP_AI_RATE] = 7;
+	tap_ok(!bpf_dp_set_params(dp, ifx, &c.params, err, sizeof(err)),
+	       "parameters changed");
+	c.params.v[ROCECC_PARAM_NP_CNP_PRIO] = 8;
+	tap_eq(bpf_dp_set_params(dp, ifx, &c.params, err, sizeof(err)),
+	       (unsigned long long)-EINVAL, "np_cnp_prio 8 refused: %s", err);
+
+	/* a restart: the pinned maps, with the flow, are adopted */
+	bpf_dp_close(dp);
+	dp = bpf_dp_open(&o, &adopted, err, sizeof(err));
+	memset(&s, 0, sizeof(s));
+	if (dp)
+		bpf_dp_flow_foreach(dp, ifx, seen_cb, &s);
+	tap_ok(dp && adopted && s.n == 1 && s.f.rp.limited &&
+	       s.f.rp.cnp_handled == 1, "reopened: the pinned flow adopted with its RP state");
+	if (!dp)
+		goto out;
+	c.params.v[ROCECC_PARAM_NP_CNP_PRIO] = 6;
+	tap_ok(!bpf_dp_attach(dp, ifx, &c, err, sizeof(err)) &&
+	       !bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_RP_CNP_HANDLED] == 1,
+	       "re-attached by the new loader, counters kept");
+	tap_eq(bpf_dp_flows_expire(dp, 1000000000ULL, s.f.last_active + 500000000ULL),
+	       0, "not idle for 1 s: kept");
+	tap_eq(bpf_dp_flows_expire(dp, 1000000000ULL, s.f.last_active + 2000000000ULL),
+	       1, "idle for 2 s: expired");
+
+	tap_ok(!bpf_dp_detach(dp, ifx) && bpf_dp_on_netdev(ifx) == 0 &&
+	       bpf_dp_stats(dp, ifx, v) == -ENODEV,
+	       "detached: filters off, its counters gone");
+	bpf_dp_close(dp);
+out:
+	if (system("ip link del " DEV " 2>/dev/null"))
+		tap_diag("could not remove " DEV);
+	umount(dir);
+	rmdir(dir);
+	return tap_done();
+}
