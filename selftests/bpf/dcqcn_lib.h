@@ -51,8 +51,12 @@ static inline int dq_pin_cpu(void)
 	return sched_setaffinity(0, sizeof(set), &set) ? -errno : 0;
 }
 
-/* Open and load with the test hooks. 0 or -errno (libbpf's message logged). */
-static inline int dq_open(struct dq *q)
+/*
+ * Open and load, CNPs left in the hand-over slot, the clock the test's
+ * (@test_clock) or the kernel's; with @log, the verifier's statistics of
+ * each program go to log[0] (egress) and log[1] (ingress). 0 or -errno (libbpf's message logged).
+ */
+static inline int dq_open(struct dq *q, bool test_clock, char (*log)[4096])
 {
 	int err;
 
@@ -60,8 +64,17 @@ static inline int dq_open(struct dq *q)
 	q->skel = dcqcn__open();
 	if (!q->skel)
 		return -errno;
-	q->skel->rodata->dcqcn_test_clock = true;
+	q->skel->rodata->dcqcn_test_clock = test_clock;
 	q->skel->rodata->dcqcn_test_no_clone = true;
+	if (log) {
+		/* log_level 4: BPF_LOG_STATS, "processed N insns ..." */
+		bpf_program__set_log_level(q->skel->progs.dcqcn_egress, 4);
+		bpf_program__set_log_buf(q->skel->progs.dcqcn_egress, log[0],
+					 sizeof(log[0]));
+		bpf_program__set_log_level(q->skel->progs.dcqcn_ingress, 4);
+		bpf_program__set_log_buf(q->skel->progs.dcqcn_ingress, log[1],
+					 sizeof(log[1]));
+	}
 	err = dcqcn__load(q->skel);
 	if (err) {
 		dcqcn__destroy(q->skel);

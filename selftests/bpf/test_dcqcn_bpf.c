@@ -641,7 +641,7 @@ int main(void)
 		return 0;
 	}
 	libbpf_set_print(bpf_test_log);
-	err = dq_open(&q);
+	err = dq_open(&q, true, NULL);
 	if (err) {
 		tap_ok(0, "dcqcn.bpf.o loads: %s", strerror(-err));
 		fputs(bpf_test_log_buf, stdout);
