@@ -45,6 +45,17 @@
  *	      engine's own (DCQCN_STAT_*), per CPU: sum them. Created with the
  *	      dp_devs entry.
  *
+ * Two engines never drive one netdev. The loader refuses a netdev that
+ * rocecc.ko has attached (its generic netlink DEV_GET answers for it).
+ * The other way round, the module does not look yet: before attaching,
+ * its user (roceccd, rocecc dev attach) asks bpf_dp_on_netdev()
+ * (daemon/lib/bpf_dp.h), which finds this engine's clsact filters by
+ * handle, priority and program name (dcqcn_ingress, dcqcn_egress). For
+ * the module to check by itself, the small clean way is the same test in
+ * the kernel: the filters of the netdev's clsact blocks (tcf_block of
+ * its ingress/egress miniq) with TCA_KIND "bpf" whose program is named
+ * dcqcn_*; a marker the loader pins is weaker (it outlives a crash).
+ *
  * Concurrency: a flow's state is under its bpf_spin_lock (egress runs in
  * rxe's tasks on any CPU, ingress in softirq on any CPU); the RP core runs
  * on a copy and is stored back under the lock when the flow's version
