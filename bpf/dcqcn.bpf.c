@@ -61,7 +61,8 @@
  * bpf_spin_lock (5.1), bpf_loop (5.17), bpf_skb_set_tstamp (5.18), maps,
  * ktime. Kconfig
  * CONFIG_HZ through libbpf (the budget is in jiffies). Nothing newer than
- * 5.18: one object for 6.1 and later.
+ * 5.18, and no kernel struct is read (only struct __sk_buff), so no CO-RE
+ * relocation is needed: one object, unchanged, for 6.1 and later.
  */
 /* Every function of the shared core inlined: see "Inlining and locking" */
 #define inline inline __attribute__((__always_inline__))
