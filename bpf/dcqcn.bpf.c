@@ -202,36 +202,6 @@ static __always_inline void dp_inc(struct dcqcn_stats *st, __u32 id)
 		st->v[id]++;
 }
 
-/* Where a RoCE data packet belongs (kmod/hooks.c rocecc_classify()) */
-enum dp_cls {
-	DP_CLS_NONE,		/* no flow: ACK, UD, CNP, unknown */
-	DP_CLS_PACED,		/* RC/UC request: counted and paced */
-	DP_CLS_UNPACED,		/* RC READ response: counted only */
-};
-
-static __always_inline enum dp_cls dp_classify(__u8 op)
-{
-	switch (ROCECC_OP_TRANSPORT(op)) {
-	case ROCECC_TRANSPORT_RC:
-		if (op <= ROCECC_OP_RC_READ_REQUEST ||
-		    op == ROCECC_OP_RC_CMP_SWAP ||
-		    op == ROCECC_OP_RC_FETCH_ADD ||
-		    op == ROCECC_OP_RC_SEND_LAST_INV ||
-		    op == ROCECC_OP_RC_SEND_ONLY_INV)
-			return DP_CLS_PACED;
-		if (op >= ROCECC_OP_RC_READ_RESP_FIRST &&
-		    op <= ROCECC_OP_RC_READ_RESP_ONLY)
-			return DP_CLS_UNPACED;
-		return DP_CLS_NONE;
-	case ROCECC_TRANSPORT_UC:
-		if (op <= ROCECC_OP_UC_WRITE_ONLY_IMM)
-			return DP_CLS_PACED;
-		return DP_CLS_NONE;
-	default:
-		return DP_CLS_NONE;
-	}
-}
-
 static __always_inline bool dp_rc_uc(__u8 op)
 {
 	__u8 tr = ROCECC_OP_TRANSPORT(op);
@@ -719,7 +689,7 @@ __noinline int dp_rp_event(struct dp_ev *e)
  */
 static __always_inline bool dp_egress_data(struct __sk_buff *skb,
 					   const struct rocecc_pkt *p,
-					   enum dp_cls cls,
+					   enum rocecc_data_class cls,
 					   const struct dcqcn_dev *d,
 					   const struct dcqcn_flow_key *key,
 					   struct dcqcn_stats *st, __u64 now)
@@ -727,8 +697,8 @@ static __always_inline bool dp_egress_data(struct __sk_buff *skb,
 	struct dp_ev e = {
 		.now = now,
 		.len = p->icrc_off + ROCECC_ICRC_LEN - p->l3_off,
-		.paced = cls == DP_CLS_PACED,
-		.pace = cls == DP_CLS_PACED && (d->flags & DCQCN_DEV_PACE),
+		.paced = cls == ROCECC_DATA_PACED,
+		.pace = cls == ROCECC_DATA_PACED && (d->flags & DCQCN_DEV_PACE),
 		.ack_req = p->bth.ack_req,
 	};
 
@@ -777,7 +747,7 @@ int dcqcn_egress(struct __sk_buff *skb)
 	struct dcqcn_dev *d;
 	struct rocecc_pkt *p;
 	__u32 ifindex = skb->ifindex;
-	enum dp_cls cls;
+	enum rocecc_data_class cls;
 	bool cnp;
 	__u64 now;
 	int rc;
@@ -813,8 +783,8 @@ int dcqcn_egress(struct __sk_buff *skb)
 	__builtin_memcpy(key.raddr, p->daddr, 16);
 	key.rqpn = p->bth.dest_qp;
 	key.ifindex = ifindex;
-	cls = dp_classify(p->bth.opcode);
-	if (cls == DP_CLS_NONE) {
+	cls = rocecc_op_data_class(p->bth.opcode);
+	if (cls == ROCECC_DATA_NONE) {
 		f = bpf_map_lookup_elem(&dp_flows, &key);
 		cnp = f && dp_poll(f, &key, d, &cs->cnp, now);
 	} else {

@@ -179,7 +179,8 @@ struct dcqcn_flow {
 
 /*
  * dp_stats: indexed by enum rocecc_stat for the counters the module has
- * (same ids, same names), then this engine's own. (They could join enum
+ * (same ids, same names), then this engine's own (keep dcqcn_stat_name()
+ * in step). (They could join enum
  * rocecc_stat once the module counts them too.)
  */
 enum dcqcn_stat {
@@ -203,31 +204,25 @@ struct dcqcn_stats {
 	__u64 v[__DCQCN_STAT_MAX];	/* v[0], v[1] unused */
 };
 
-/* The counters' names: the module's (rocecc -s dev show), then ours. */
+/*
+ * The names of this engine's own counters; the module's ids have theirs
+ * in cli_stat_name() (daemon/lib/parse.h). NULL for anything else.
+ */
 static inline const char *dcqcn_stat_name(unsigned int id)
 {
-	static const char *const names[__DCQCN_STAT_MAX] = {
-		[ROCECC_STAT_NP_CNP_SENT] = "np_cnp_sent",
-		[ROCECC_STAT_NP_ECN_MARKED_ROCE_PACKETS] =
-			"np_ecn_marked_roce_packets",
-		[ROCECC_STAT_RP_CNP_HANDLED] = "rp_cnp_handled",
-		[ROCECC_STAT_RP_CNP_IGNORED] = "rp_cnp_ignored",
-		[ROCECC_STAT_FLOWS] = "flows",
-		[ROCECC_STAT_FLOW_TABLE_FULL] = "flow_table_full",
-		[ROCECC_STAT_PACING_DELAYED] = "pacing_delayed",
-		[ROCECC_STAT_RESOLVER_MISS] = "resolver_miss",
-		[ROCECC_STAT_MALFORMED] = "malformed",
-		[ROCECC_STAT_PACING_CAPPED] = "pacing_capped",
-		[ROCECC_STAT_ECT_MARKED] = "ect_marked",
-		[DCQCN_STAT_CE_ANSWERED] = "ce_answered",
-		[DCQCN_STAT_CE_UNANSWERED] = "ce_unanswered",
-		[DCQCN_STAT_CNP_IGNORED_BAD_SOURCE] = "cnp_ignored_bad_source",
-		[DCQCN_STAT_CNP_TX_ERRORS] = "cnp_tx_errors",
-		[DCQCN_STAT_CNP_DEFERRED] = "cnp_deferred",
-		[DCQCN_STAT_RP_CONTENDED] = "rp_contended",
+	static const char *const names[__DCQCN_STAT_MAX -
+					__ROCECC_STAT_MAX] = {
+		"ce_answered",
+		"ce_unanswered",
+		"cnp_ignored_bad_source",
+		"cnp_tx_errors",
+		"cnp_deferred",
+		"rp_contended",
 	};
 
-	return id < __DCQCN_STAT_MAX ? names[id] : (const char *)0;
+	if (id < __ROCECC_STAT_MAX || id >= __DCQCN_STAT_MAX)
+		return (const char *)0;
+	return names[id - __ROCECC_STAT_MAX];
 }
 
 #endif /* _ROCECC_DCQCN_BPF_H */

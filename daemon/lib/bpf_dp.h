@@ -113,7 +113,8 @@ int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
 
 /*
  * The counters of @ifindex, summed over the CPUs, into @v (indexed by
- * enum rocecc_stat / enum dcqcn_stat, names from dcqcn_stat_name());
+ * enum rocecc_stat / enum dcqcn_stat, names from cli_stat_name() /
+ * dcqcn_stat_name());
  * v[ROCECC_STAT_FLOWS] is the number of its flows now (a gauge, as the
  * module's).
  */
