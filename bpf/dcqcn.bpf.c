@@ -107,10 +107,32 @@ struct dp_cnp {
 	__u8 ip[ROCECC_CNP_LEN_MAX];
 };
 
+/*
+ * An RP event for dp_rp_event(): plain data only, since that is all a
+ * global function can be handed (it looks the maps up itself).
+ */
+struct dp_ev {
+	struct dcqcn_flow_key key;	/* the flow, which exists */
+	__u64 now;
+	__u64 depart;			/* out: departure time */
+	__u32 len;			/* a data packet: its IP length */
+	__u32 lqpn;			/* a CNP: the local QPN */
+	__u32 flags;			/* out: ROCECC_PACE_* */
+	__u8 is_cnp;			/* a CNP, else a data packet */
+	__u8 paced;			/* a request, not a READ response */
+	__u8 pace;			/* ... and the netdev paces */
+	__u8 ack_req;
+	__u8 done;			/* out: applied */
+	__u8 cnp;			/* out: a deferred CNP is due */
+	__u8 handled;			/* out: the CNP cut */
+	__u8 pad;
+};
+
 struct dp_scratch {
 	__u8 buf[DP_BUF_LEN];
 	struct rocecc_pkt pkt;
 	struct rocecc_rp rp;	/* a flow's RP, worked on outside its lock */
+	struct dp_ev ev;	/* the event handed to dp_rp_event() */
 	struct dp_cnp cnp;
 };
 
@@ -524,27 +546,6 @@ static __always_inline int dp_set_ect0(struct __sk_buff *skb,
 }
 
 /*
- * An RP event for dp_rp_event(): plain data only, since that is all a
- * global function can be handed (it looks the maps up itself).
- */
-struct dp_ev {
-	struct dcqcn_flow_key key;	/* the flow, which exists */
-	__u64 now;
-	__u64 depart;			/* out: departure time */
-	__u32 len;			/* a data packet: its IP length */
-	__u32 lqpn;			/* a CNP: the local QPN */
-	__u32 flags;			/* out: ROCECC_PACE_* */
-	__u8 is_cnp;			/* a CNP, else a data packet */
-	__u8 paced;			/* a request, not a READ response */
-	__u8 pace;			/* ... and the netdev paces */
-	__u8 ack_req;
-	__u8 done;			/* out: applied */
-	__u8 cnp;			/* out: a deferred CNP is due */
-	__u8 handled;			/* out: the CNP cut */
-	__u8 pad;
-};
-
-/*
  * One RP event (@e, see struct dp_ev) on a flow, tried by dp_rp_try_send()
  * or dp_rp_try_cnp(), bpf_loop() steps: the maps dp_rp_event() found.
  */
@@ -655,6 +656,7 @@ static long dp_rp_try_cnp(__u32 i, void *data)
  */
 __noinline int dp_rp_event(struct dp_ev *e)
 {
+	struct dcqcn_flow_key key;	/* 6.1 takes no other memory as a key */
 	struct dcqcn_qp_key qk;
 	struct dp_try t = {};
 	struct dp_scratch *cs;
@@ -662,8 +664,9 @@ __noinline int dp_rp_event(struct dp_ev *e)
 
 	if (!e)
 		return 0;
-	ifindex = e->key.ifindex;
-	t.f = bpf_map_lookup_elem(&dp_flows, &e->key);
+	__builtin_memcpy(&key, &e->key, sizeof(key));
+	ifindex = key.ifindex;
+	t.f = bpf_map_lookup_elem(&dp_flows, &key);
 	t.d = bpf_map_lookup_elem(&dp_devs, &ifindex);
 	t.s = dp_slot(e->is_cnp ? DP_SLOT_INGRESS : DP_SLOT_EGRESS);
 	cs = dp_slot(DP_SLOT_CNP);
@@ -692,28 +695,27 @@ static __always_inline bool dp_egress_data(struct __sk_buff *skb,
 					   enum rocecc_data_class cls,
 					   const struct dcqcn_dev *d,
 					   const struct dcqcn_flow_key *key,
-					   struct dcqcn_stats *st, __u64 now)
+					   struct dcqcn_stats *st,
+					   struct dp_ev *e, __u64 now)
 {
-	struct dp_ev e = {
-		.now = now,
-		.len = p->icrc_off + ROCECC_ICRC_LEN - p->l3_off,
-		.paced = cls == ROCECC_DATA_PACED,
-		.pace = cls == ROCECC_DATA_PACED && (d->flags & DCQCN_DEV_PACE),
-		.ack_req = p->bth.ack_req,
-	};
-
-	__builtin_memcpy(&e.key, key, sizeof(e.key));
-	dp_rp_event(&e);
-	if (!e.done)
+	__builtin_memset(e, 0, sizeof(*e));
+	__builtin_memcpy(&e->key, key, sizeof(e->key));
+	e->now = now;
+	e->len = p->icrc_off + ROCECC_ICRC_LEN - p->l3_off;
+	e->paced = cls == ROCECC_DATA_PACED;
+	e->pace = cls == ROCECC_DATA_PACED && (d->flags & DCQCN_DEV_PACE);
+	e->ack_req = p->bth.ack_req;
+	dp_rp_event(e);
+	if (!e->done)
 		dp_inc(st, DCQCN_STAT_RP_CONTENDED);
-	if (e.flags & ROCECC_PACE_CAPPED)
+	if (e->flags & ROCECC_PACE_CAPPED)
 		dp_inc(st, ROCECC_STAT_PACING_CAPPED);
-	if (e.flags & ROCECC_PACE_DELAYED) {
+	if (e->flags & ROCECC_PACE_DELAYED) {
 		dp_inc(st, ROCECC_STAT_PACING_DELAYED);
-		bpf_skb_set_tstamp(skb, e.depart,
+		bpf_skb_set_tstamp(skb, e->depart,
 				   BPF_SKB_TSTAMP_DELIVERY_MONO);
 	}
-	return e.cnp;
+	return e->cnp;
 }
 
 /* Another packet of a flow leaves (an ACK): only a deferred CNP may be due */
@@ -791,7 +793,7 @@ int dcqcn_egress(struct __sk_buff *skb)
 		f = dp_flow_get(&key, st);
 		if (!f)
 			return TC_ACT_UNSPEC;
-		cnp = dp_egress_data(skb, p, cls, d, &key, st, now);
+		cnp = dp_egress_data(skb, p, cls, d, &key, st, &s->ev, now);
 	}
 	if (cnp && f) {
 		dp_inc(st, DCQCN_STAT_CNP_DEFERRED);
@@ -863,13 +865,12 @@ static __always_inline bool dp_ingress_cnp(const struct rocecc_pkt *p,
 					   struct dcqcn_stats *st,
 					   struct dcqcn_flow **fp,
 					   struct dcqcn_flow_key *key,
-					   __u64 now)
+					   struct dp_ev *e, __u64 now)
 {
 	struct dcqcn_qp_key qk = {
 		.ifindex = key->ifindex,
 		.lqpn = p->bth.dest_qp,
 	};
-	struct dp_ev e = {};
 	struct dcqcn_flow *f;
 	struct dcqcn_qp *qp;
 	bool handled, cnp;
@@ -894,18 +895,19 @@ static __always_inline bool dp_ingress_cnp(const struct rocecc_pkt *p,
 	}
 	*fp = f;
 
-	e.now = now;
-	e.lqpn = qk.lqpn;
-	e.is_cnp = 1;
-	__builtin_memcpy(&e.key, key, sizeof(e.key));
-	dp_rp_event(&e);
-	if (!e.done) {
+	__builtin_memset(e, 0, sizeof(*e));
+	__builtin_memcpy(&e->key, key, sizeof(e->key));
+	e->now = now;
+	e->lqpn = qk.lqpn;
+	e->is_cnp = 1;
+	dp_rp_event(e);
+	if (!e->done) {
 		dp_inc(st, DCQCN_STAT_RP_CONTENDED);
 		dp_inc(st, ROCECC_STAT_RP_CNP_IGNORED);
 		return false;
 	}
-	handled = e.handled;
-	cnp = e.cnp;
+	handled = e->handled;
+	cnp = e->cnp;
 	dp_inc(st, handled ? ROCECC_STAT_RP_CNP_HANDLED :
 			     ROCECC_STAT_RP_CNP_IGNORED);
 	return cnp;
@@ -1018,7 +1020,7 @@ int dcqcn_ingress(struct __sk_buff *skb)
 			dp_inc(st, ROCECC_STAT_MALFORMED);
 			return TC_ACT_UNSPEC;
 		}
-		cnp = dp_ingress_cnp(p, st, &f, &key, now);
+		cnp = dp_ingress_cnp(p, st, &f, &key, &s->ev, now);
 		/* consumed, as the module does: rxe has no use for it */
 		verdict = TC_ACT_STOLEN;
 	} else {
