@@ -8,6 +8,9 @@
  * attributes, and a reload that adopts the pinned maps with the flow's
  * state. The programs run through BPF_PROG_TEST_RUN on the veth.
  *
+ * With ROCECC_TEST_MODULE_DEV naming a netdev rocecc.ko has attached (the
+ * guest's run with the module loaded), the loader must refuse it.
+ *
  * Needs root; skips without it (or without veth).
  */
 #include <errno.h>
@@ -121,6 +124,22 @@ static void check_dump(const struct seen *s, const struct rocecc_params *p)
 	       "the flow dumps as the module's FLOW_GET attributes (ifindex, key, LQPN, Rc, limited, handled, timeout)");
 }
 
+/* A netdev the module drives: refused, and named so */
+static void module_dev(struct bpf_dp *dp, const char *name)
+{
+	uint32_t ifx = if_nametoindex(name);
+	struct bpf_dp_dev_cfg c;
+	char err[256] = "";
+	int e;
+
+	bpf_dp_dev_cfg_init(&c, ROCECC_PROFILE_MLX5);
+	tap_eq(bpf_dp_module_has(ifx), 1, "rocecc.ko drives %s", name);
+	e = bpf_dp_attach(dp, ifx, &c, err, sizeof(err));
+	tap_ok(e == -EBUSY && strstr(err, "rocecc.ko") && strstr(err, name) &&
+	       bpf_dp_on_netdev(ifx) == 0,
+	       "the loader refuses %s, naming the module: %s", name, err);
+}
+
 static int run(int fd, uint32_t ifindex, const uint8_t *f, size_t len)
 {
 	uint32_t retval = 0;
@@ -171,6 +190,8 @@ int main(void)
 		goto out;
 	}
 	tap_eq(bpf_dp_module_has(ifx), 0, "rocecc.ko does not drive " DEV);
+	if (getenv("ROCECC_TEST_MODULE_DEV"))
+		module_dev(dp, getenv("ROCECC_TEST_MODULE_DEV"));
 	tap_eq(bpf_dp_on_netdev(ifx), 0, "no filter of ours on " DEV " yet");
 
 	bpf_dp_dev_cfg_init(&c, ROCECC_PROFILE_MLX5);
