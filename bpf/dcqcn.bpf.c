@@ -508,6 +508,8 @@ __noinline int dp_cnp_rewrite(struct __sk_buff *skb)
 		goto fail;
 	skb->priority = c->cp.prio;
 	skb->mark = 0;
+	/* never the departure time of the data packet it was cloned from */
+	bpf_skb_set_tstamp(skb, 0, BPF_SKB_TSTAMP_UNSPEC);
 	c->built = 1;
 	dp_inc(st, ROCECC_STAT_NP_CNP_SENT);
 	return TC_ACT_UNSPEC;
