@@ -6,7 +6,10 @@
  * parameters checked as the module checks them, the module asked first,
  * QPs, counters, a flow made by the programs and dumped in the module's
  * attributes, and a reload that adopts the pinned maps with the flow's
- * state. The programs run through BPF_PROG_TEST_RUN on the veth.
+ * state. The programs run through BPF_PROG_TEST_RUN on the veth, and for
+ * real once: a CE-marked packet sent into the veth's peer comes back out
+ * of it as the CNP, through bpf_clone_redirect() and the egress rewrite
+ * of this kernel.
  *
  * With ROCECC_TEST_MODULE_DEV naming a netdev rocecc.ko has attached (the
  * guest's run with the module loaded), the loader must refuse it.
@@ -18,8 +21,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <poll.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <unistd.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <libmnl/libmnl.h>
 
 #include <rocecc/cnp.h>
@@ -140,6 +148,76 @@ static void module_dev(struct bpf_dp *dp, const char *name)
 	       "the loader refuses %s, naming the module: %s", name, err);
 }
 
+/*
+ * For real: a CE-marked WRITE from B sent into dqtest1 reaches dqtest0's
+ * ingress program; the CNP made of its clone leaves dqtest0 and is read
+ * on dqtest1. It must be cnp.h's, to B's QP, addresses swapped.
+ */
+static void live_cnp(struct bpf_dp *dp, uint32_t ifx)
+{
+	struct pkt k = { .src = B4, .dst = A4, .op = ROCECC_OP_RC_WRITE_ONLY,
+			 .qpn = LQPN, .payload = 256, .ecn = ROCECC_ECN_CE,
+			 .ackreq = 1 };
+	uint8_t f[FRAME_MAX], got[FRAME_MAX], want[FRAME_MAX];
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	struct rocecc_cnp_params cp;
+	struct pollfd pfd;
+	uint64_t v[__DCQCN_STAT_MAX];
+	ssize_t n = -1, r;
+	size_t len;
+	int sk, i, wn;
+
+	if (system("ip link set " DEV " up && ip link set dqtest1 up")) {
+		tap_ok(0, "veth up");
+		return;
+	}
+	sk = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)if_nametoindex("dqtest1");
+	if (sk < 0 || bind(sk, (struct sockaddr *)&sll, sizeof(sll))) {
+		tap_ok(0, "packet socket on dqtest1: %s", strerror(errno));
+		return;
+	}
+	len = build(f, &k);
+	if (send(sk, f, len, 0) != (ssize_t)len) {
+		tap_ok(0, "send into dqtest1: %s", strerror(errno));
+		close(sk);
+		return;
+	}
+	/* the CNP: UDP to 4791, BTH opcode 0x81, not our own frame */
+	for (i = 0; i < 50 && n < 0; i++) {
+		pfd.fd = sk;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		r = recv(sk, got, sizeof(got), 0);
+		if (r == 14 + ROCECC_CNP_LEN_IPV4 &&
+		    got[14 + 20 + 8] == ROCECC_OP_CNP)
+			n = r;
+	}
+	close(sk);
+	memcpy(want, f + 6, 6);
+	memcpy(want + 6, f, 6);
+	memcpy(want + 12, f + 12, 2);
+	memset(&cp, 0, sizeof(cp));
+	mapped(cp.saddr, A4);
+	mapped(cp.daddr, B4);
+	cp.family = ROCECC_AF_INET;
+	cp.dest_qp = RQPN;
+	cp.sport = 0xc0de;
+	cp.dscp = ROCECC_CNP_DEFAULT_DSCP;
+	cp.prio = ROCECC_CNP_DEFAULT_PRIO;
+	cp.ttl = ROCECC_CNP_DEFAULT_TTL;
+	wn = rocecc_cnp_build(&cp, want + 14, FRAME_MAX - 14);
+	tap_ok(n == 14 + wn && !memcmp(got, want, (size_t)n),
+	       "live: the CE-marked packet came back as cnp.h's CNP to QP 0x%x (%zd bytes)",
+	       RQPN, n);
+	tap_ok(!bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_NP_CNP_SENT] == 1 &&
+	       v[DCQCN_STAT_CE_ANSWERED] == 1 &&
+	       v[DCQCN_STAT_CNP_TX_ERRORS] == 0,
+	       "live: np_cnp_sent 1, ce_answered 1, no CNP error");
+}
+
 static int run(int fd, uint32_t ifindex, const uint8_t *f, size_t len)
 {
 	uint32_t retval = 0;
@@ -223,6 +301,7 @@ int main(void)
 	       s.f.lqpn == LQPN && s.f.budget_known,
 	       "the flow: B's QP, limited, its QP and budget known");
 	check_dump(&s, &c.params);
+	live_cnp(dp, ifx);
 
 	c.params.v[ROCECC_PARAM_RP_AI_RATE] = 7;
 	tap_ok(!bpf_dp_set_params(dp, ifx, &c.params, err, sizeof(err)),
