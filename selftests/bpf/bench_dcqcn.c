@@ -22,7 +22,6 @@
  *    reaction (a cut, or ignored inside the monitor period);
  *  - and for scale: non-RoCE, and an ingress ACK of a known QP.
  */
-#define _GNU_SOURCE		/* sched_setaffinity() */
 #include <stdio.h>
 #include <sys/utsname.h>
 #include <linux/filter.h>

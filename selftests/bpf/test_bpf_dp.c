@@ -34,7 +34,7 @@
 #include "lib/bpf_dp.h"
 
 #include "bpf_skip.h"
-#include "flowmon_lib.h"
+#include "dcqcn_lib.h"
 #include "tap.h"
 
 #define DEV	"dqtest0"
@@ -43,31 +43,6 @@
 
 static const uint8_t A4[4] = { 10, 0, 0, 1 };
 static const uint8_t B4[4] = { 10, 0, 0, 2 };
-
-static void mapped(uint8_t *out, const uint8_t *v4)
-{
-	memset(out, 0, 16);
-	out[10] = 0xff;
-	out[11] = 0xff;
-	memcpy(out + 12, v4, 4);
-}
-
-/* A CNP from B to A's QP, behind an Ethernet header */
-static size_t cnp_frame(uint8_t *f)
-{
-	struct rocecc_cnp_params cp;
-
-	memset(&cp, 0, sizeof(cp));
-	mapped(cp.saddr, B4);
-	mapped(cp.daddr, A4);
-	cp.family = ROCECC_AF_INET;
-	cp.dest_qp = LQPN;
-	cp.sport = 0xc0de;
-	cp.ttl = 64;
-	memcpy(f, "\x02\x00\x00\x00\x00\x01\x02\x00\x00\x00\x00\x02\x08\x00",
-	       14);
-	return 14 + (size_t)rocecc_cnp_build(&cp, f + 14, FRAME_MAX - 14);
-}
 
 struct seen {
 	unsigned int n;
@@ -200,8 +175,8 @@ static void live_cnp(struct bpf_dp *dp, uint32_t ifx)
 	memcpy(want + 6, f, 6);
 	memcpy(want + 12, f + 12, 2);
 	memset(&cp, 0, sizeof(cp));
-	mapped(cp.saddr, A4);
-	mapped(cp.daddr, B4);
+	dq_mapped(cp.saddr, A4);
+	dq_mapped(cp.daddr, B4);
 	cp.family = ROCECC_AF_INET;
 	cp.dest_qp = RQPN;
 	cp.sport = 0xc0de;
@@ -287,10 +262,10 @@ int main(void)
 	tap_ok(!bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_FLOWS] == 0 &&
 	       v[ROCECC_STAT_RP_CNP_HANDLED] == 0, "counters, all zero");
 
-	mapped(raddr, B4);
+	dq_mapped(raddr, B4);
 	tap_ok(!bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, 14),
 	       "QP 0x%x -> B's 0x%x, timeout 14", LQPN, RQPN);
-	n = cnp_frame(f);
+	n = dq_cnp_frame(f, 0, B4, A4, LQPN);
 	tap_eq(run(bpf_dp_prog_fd(dp, false), ifx, f, n), TC_ACT_STOLEN,
 	       "a CNP from B on " DEV " is consumed");
 	tap_ok(!bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_RP_CNP_HANDLED] == 1 &&

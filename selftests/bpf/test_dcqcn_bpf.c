@@ -25,7 +25,6 @@
  *
  * Needs root (or CAP_BPF + CAP_NET_ADMIN); skips otherwise.
  */
-#define _GNU_SOURCE		/* sched_setaffinity() */
 #include <stdio.h>
 
 #include <rocecc/dcqcn.h>
