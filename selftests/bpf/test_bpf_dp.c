@@ -225,7 +225,9 @@ int main(void)
 		       strerror(errno));
 		return 0;
 	}
-	if (system("ip link add " DEV " type veth peer name dqtest1 2>/dev/null") ||
+	/* a leftover of a run that died goes first */
+	if (system("ip link del " DEV " 2>/dev/null; "
+		   "ip link add " DEV " type veth peer name dqtest1") ||
 	    !(ifx = if_nametoindex(DEV))) {
 		umount(dir);
 		rmdir(dir);
