@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli_util.h"
+#include "lib/parse.h"
 #include "lib/ethstats.h"
 #include "lib/hwcc.h"
 #include "mlx5fix.h"
