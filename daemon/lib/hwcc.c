@@ -186,7 +186,8 @@ static int real_write(void *ctx, const char *path, const char *buf,
 	int fd, err = 0;
 
 	(void)ctx;
-	fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* as `echo V > file` opens it (O_TRUNC: a no-op on debugfs) */
+	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	n = write(fd, buf, len);
@@ -709,4 +710,27 @@ int hwcc_read_counters(const struct hwcc_io *io, const struct hwcc_dev *d,
 	    d->port, d->cnt_dir, strerror(-out->stat_err),
 	    d->netdev[0] ? d->netdev : "(none)", strerror(-out->eth_err));
 	return out->stat_err;
+}
+
+void hwcc_pfc(const struct hwcc_counters *c, unsigned int prio,
+	      struct hwcc_pfc *out)
+{
+	const uint64_t *v = c->pc[prio % HWCC_PRIOS];
+	uint32_t have = c->pc_have[prio % HWCC_PRIOS];
+
+	memset(out, 0, sizeof(*out));
+	if (prio >= HWCC_PRIOS)
+		return;
+	out->listed = have & BIT(HWCC_PC_RX_PAUSE) &&
+		      have & BIT(HWCC_PC_TX_PAUSE);
+	out->indications = v[HWCC_PC_RX_PAUSE];
+	out->requests = v[HWCC_PC_TX_PAUSE];
+	out->have_paused_ns = have & BIT(HWCC_PC_RX_PAUSE_DURATION);
+	/* microseconds; saturate rather than wrap (584 000 years) */
+	out->paused_ns = v[HWCC_PC_RX_PAUSE_DURATION] > UINT64_MAX / 1000 ?
+			 UINT64_MAX : v[HWCC_PC_RX_PAUSE_DURATION] * 1000;
+	out->have_tx = have & BIT(HWCC_PC_TX_PACKETS) &&
+		       have & BIT(HWCC_PC_TX_BYTES);
+	out->tx_packets = v[HWCC_PC_TX_PACKETS];
+	out->tx_bytes = v[HWCC_PC_TX_BYTES];
 }

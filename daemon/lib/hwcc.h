@@ -279,4 +279,23 @@ struct hwcc_counters {
 int hwcc_read_counters(const struct hwcc_io *io, const struct hwcc_dev *d,
 		       struct hwcc_counters *out, char *err, size_t errlen);
 
+/*
+ * What the PFC watchdog and the buffer tuner read of one priority, in
+ * their terms: the peer pausing us is mlx5's rx side (rx_prio<p>_pause
+ * frames, rx_prio<p>_pause_duration, the time the port sent nothing on the
+ * priority), us pausing the peer its tx side.
+ */
+struct hwcc_pfc {
+	bool listed;		/* PFC statistics listed: PFC on (rx or tx) */
+	uint64_t indications;	/* PFC frames received */
+	uint64_t requests;	/* PFC frames sent */
+	bool have_paused_ns;
+	uint64_t paused_ns;	/* time paused by the peer, ns */
+	bool have_tx;
+	uint64_t tx_packets, tx_bytes;	/* sent on the priority */
+};
+
+void hwcc_pfc(const struct hwcc_counters *c, unsigned int prio,
+	      struct hwcc_pfc *out);
+
 #endif /* _ROCECC_HWCC_H */

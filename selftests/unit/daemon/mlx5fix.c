@@ -308,15 +308,25 @@ static const struct hwcc_io_ops fix_ops = {
 int mlx5fix_init(struct mlx5fix *fx)
 {
 	const char *tmp = getenv("TMPDIR");
+	char root[sizeof(fx->root)];
+
+	snprintf(root, sizeof(root), "%s/mlx5fix.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(root))
+		return -errno;
+	return mlx5fix_init_at(fx, root);
+}
+
+int mlx5fix_init_at(struct mlx5fix *fx, const char *dir)
+{
 	char p[PATH];
 	int e;
 
 	memset(fx, 0, sizeof(*fx));
 	fx->clamp_file = -1;
-	snprintf(fx->root, sizeof(fx->root), "%s/mlx5fix.XXXXXX",
-		 tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(fx->root))
-		return -errno;
+	if (strlen(dir) >= sizeof(fx->root))
+		return -ENAMETOOLONG;
+	strcpy(fx->root, dir);
 	e = hwcc_io_init(&fx->io, fx->root);
 	if (e)
 		return e;

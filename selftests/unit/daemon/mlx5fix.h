@@ -29,6 +29,9 @@
  *
  * Everything else (discovery: directories, links) is real files, read
  * through the library's real code.
+ *
+ * The tool mlx5fix (mlx5fix_tool.c) builds such a tree for the tests of
+ * the programs (test_hw_cli.sh), which read it with --hw-root.
  */
 #ifndef _ROCECC_MLX5FIX_H
 #define _ROCECC_MLX5FIX_H
@@ -72,6 +75,8 @@ struct mlx5fix_dev {
 
 /* A fresh tree under $TMPDIR (or /tmp): 0 or -errno */
 int mlx5fix_init(struct mlx5fix *fx);
+/* The same in the existing directory @dir */
+int mlx5fix_init_at(struct mlx5fix *fx, const char *dir);
 /* Remove the tree */
 void mlx5fix_fini(struct mlx5fix *fx);
 

@@ -424,6 +424,7 @@ static void test_counters(void)
 		.ibdev = "mlx5_5", .fn = "0000:d8:00.0", .no_cong_counters = true,
 	};
 	struct hwcc_counters c;
+	struct hwcc_pfc pf;
 	struct hwcc_dev d;
 
 	fresh();
@@ -460,6 +461,14 @@ static void test_counters(void)
 	       "priority 0 (PFC off): traffic only, as mlx5e lists them");
 	tap_ok(c.have_storm && c.storm_error == 2 && c.storm_warning == 0,
 	       "the firmware's storm counters");
+	hwcc_pfc(&c, 3, &pf);
+	tap_ok(pf.listed && pf.indications == 40 && pf.requests == 42 &&
+	       pf.have_paused_ns && pf.paused_ns == 41000 && pf.have_tx &&
+	       pf.tx_packets == 43,
+	       "for the watchdog: the peer pausing us is rx, 41 us is 41000 ns");
+	hwcc_pfc(&c, 0, &pf);
+	tap_ok(!pf.listed && !pf.have_paused_ns && pf.have_tx &&
+	       pf.tx_bytes == 44, "priority 0: not listed, traffic only");
 
 	if (mlx5fix_add(&fx, &quiet))
 		bail("fixture");
@@ -487,12 +496,14 @@ static void test_real_io(void)
 	       hp.p.v[ROCECC_PARAM_RP_AI_RATE] == 5,
 	       "the real files under a root: found and read");
 	rocecc_params_load(&want, ROCECC_PROFILE_PAPER);
-	tap_ok(hwcc_apply(&io, &d, &want, BIT(ROCECC_PARAM_RP_AI_RATE), done,
-			  &nd, err, sizeof(err)) == 1 &&
+	tap_ok(hwcc_apply(&io, &d, &want, BIT(ROCECC_PARAM_RP_AI_RATE) |
+			  BIT(ROCECC_PARAM_RP_TIME_RESET), done, &nd, err,
+			  sizeof(err)) == 2 &&
 	       !hwcc_read_params(&io, &d, &hp, err, sizeof(err)) &&
 	       hp.p.v[ROCECC_PARAM_RP_AI_RATE] == 40 &&
+	       hp.p.v[ROCECC_PARAM_RP_TIME_RESET] == 55 &&
 	       hp.p.v[ROCECC_PARAM_RP_HAI_RATE] == 50,
-	       "a mask writes only its parameter, through write(2)");
+	       "a mask writes only its parameters, through write(2) (300 -> 55: truncated)");
 	tap_ok(!hwcc_io_init(&io, NULL) && !strcmp(io.sysfs, "/sys") &&
 	       !strcmp(io.debugfs, "/sys/kernel/debug"),
 	       "the default roots");
