@@ -159,12 +159,13 @@ void hwcc_prio_stat_name(unsigned int pc, unsigned int prio, char *buf,
 
 /* ---- I/O ------------------------------------------------------------- */
 
-static ssize_t real_read(void *ctx, const char *path, char *buf, size_t len)
+static ssize_t real_read(const struct hwcc_io *io, const char *path,
+			 char *buf, size_t len)
 {
 	ssize_t n;
 	int fd;
 
-	(void)ctx;
+	(void)io;
 	if (!len)
 		return -EINVAL;
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -179,13 +180,13 @@ static ssize_t real_read(void *ctx, const char *path, char *buf, size_t len)
 	return n;
 }
 
-static int real_write(void *ctx, const char *path, const char *buf,
-		      size_t len)
+static int real_write(const struct hwcc_io *io, const char *path,
+		      const char *buf, size_t len)
 {
 	ssize_t n;
 	int fd, err = 0;
 
-	(void)ctx;
+	(void)io;
 	/* as `echo V > file` opens it (O_TRUNC: a no-op on debugfs) */
 	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	if (fd < 0)
@@ -200,10 +201,47 @@ static int real_write(void *ctx, const char *path, const char *buf,
 	return err;
 }
 
-static int real_ethtool(void *ctx, const char *ifname, struct ethstats *st)
+static int real_ethtool(const struct hwcc_io *io, const char *ifname,
+			struct ethstats *st)
 {
-	(void)ctx;
+	(void)io;
 	return ethstats_read(ifname, st);
+}
+
+/* A test root's <root>/ethtool/<ifname>: "name value" lines */
+static int file_ethtool(const struct hwcc_io *io, const char *ifname,
+			struct ethstats *st)
+{
+	char path[HWCC_PATH_MAX], line[128];
+	unsigned long long v;
+	size_t cap = 0;
+	void *a, *b;
+	FILE *f;
+
+	memset(st, 0, sizeof(*st));
+	snprintf(path, sizeof(path), "%s/ethtool/%.15s", io->root, ifname);
+	f = fopen(path, "re");
+	if (!f)
+		return -ENODEV;
+	while (fgets(line, sizeof(line), f)) {
+		if (st->n == cap) {
+			cap = cap ? 2 * cap : 64;
+			a = realloc(st->name, cap * ETH_GSTRING_LEN);
+			if (a)
+				st->name = a;
+			b = a ? realloc(st->val, cap * sizeof(*st->val)) : NULL;
+			if (!b) {
+				fclose(f);
+				ethstats_free(st);
+				return -ENOMEM;
+			}
+			st->val = b;
+		}
+		if (sscanf(line, "%31s %llu", st->name[st->n], &v) == 2)
+			st->val[st->n++] = v;
+	}
+	fclose(f);
+	return st->n ? 0 : -EOPNOTSUPP;
 }
 
 static const struct hwcc_io_ops real_ops = {
@@ -212,14 +250,23 @@ static const struct hwcc_io_ops real_ops = {
 	.ethtool = real_ethtool,
 };
 
+static const struct hwcc_io_ops root_ops = {
+	.read = real_read,
+	.write = real_write,
+	.ethtool = file_ethtool,
+};
+
 int hwcc_io_init(struct hwcc_io *io, const char *root)
 {
 	int a, b;
 
 	memset(io, 0, sizeof(*io));
-	io->ops = &real_ops;
 	if (!root || !strcmp(root, "/"))
 		root = "";
+	io->ops = *root ? &root_ops : &real_ops;
+	if (strlen(root) >= sizeof(io->root))
+		return -ENAMETOOLONG;
+	strcpy(io->root, root);
 	a = snprintf(io->sysfs, sizeof(io->sysfs), "%s/sys", root);
 	b = snprintf(io->debugfs, sizeof(io->debugfs), "%s/sys/kernel/debug",
 		     root);
@@ -266,7 +313,7 @@ static int read_u64(const struct hwcc_io *io, const char *path, uint64_t max,
 	char buf[32];
 	ssize_t n;
 
-	n = io->ops->read(io->ctx, path, buf, sizeof(buf));
+	n = io->ops->read(io, path, buf, sizeof(buf));
 	if (n < 0)
 		return (int)n;
 	return parse_u64(buf, max, v) ? -EBADMSG : 0;
@@ -350,7 +397,7 @@ static void dev_fill(const struct hwcc_io *io, const char *ib,
 	snprintf(path, sizeof(path),
 		 "%s/class/infiniband/%s/ports/%u/gid_attrs/ndevs/0",
 		 io->sysfs, ib, port);
-	n = io->ops->read(io->ctx, path, d->netdev, sizeof(d->netdev));
+	n = io->ops->read(io, path, d->netdev, sizeof(d->netdev));
 	if (n > 0) {
 		d->netdev[strcspn(d->netdev, "\n")] = '\0';
 		snprintf(path, sizeof(path), "%s/class/net/%s/device",
@@ -575,7 +622,7 @@ static int cc_write(const struct hwcc_io *io, const struct hwcc_dev *d,
 
 	snprintf(path, sizeof(path), "%s/%s", d->cc_dir, name);
 	len = snprintf(buf, sizeof(buf), "%u\n", v);
-	e = io->ops->write(io->ctx, path, buf, (size_t)len);
+	e = io->ops->write(io, path, buf, (size_t)len);
 	if (e) {
 		say(err, errlen, "%s %u: writing %s: %s", name, v, path,
 		    cc_why(e));
@@ -681,7 +728,7 @@ static void read_eth(const struct hwcc_io *io, const struct hwcc_dev *d,
 		out->eth_err = -ENODEV;
 		return;
 	}
-	e = io->ops->ethtool(io->ctx, d->netdev, &st);
+	e = io->ops->ethtool(io, d->netdev, &st);
 	if (e) {
 		out->eth_err = e;
 		return;

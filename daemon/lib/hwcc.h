@@ -61,29 +61,37 @@
 
 /* ---- I/O ------------------------------------------------------------- */
 
+struct hwcc_io;
+
 struct hwcc_io_ops {
 	/*
 	 * Read the file @path from its start, at most @len - 1 bytes, into
 	 * @buf, NUL-terminated: the bytes read, or -errno.
 	 */
-	ssize_t (*read)(void *ctx, const char *path, char *buf, size_t len);
+	ssize_t (*read)(const struct hwcc_io *io, const char *path, char *buf,
+			size_t len);
 	/* Write @len bytes to @path from its start, in one write: 0 or -errno */
-	int (*write)(void *ctx, const char *path, const char *buf, size_t len);
+	int (*write)(const struct hwcc_io *io, const char *path,
+		     const char *buf, size_t len);
 	/* The ethtool statistics of @ifname (ethstats_read()'s contract) */
-	int (*ethtool)(void *ctx, const char *ifname, struct ethstats *st);
+	int (*ethtool)(const struct hwcc_io *io, const char *ifname,
+		       struct ethstats *st);
 };
 
 struct hwcc_io {
 	const struct hwcc_io_ops *ops;
-	void *ctx;
+	void *ctx;				/* the ops' own */
+	char root[HWCC_PATH_MAX / 2 - 32];	/* "" for / */
 	char sysfs[HWCC_PATH_MAX / 2];		/* "/sys" */
 	char debugfs[HWCC_PATH_MAX / 2];	/* "/sys/kernel/debug" */
 };
 
 /*
- * The real files and the ethtool ioctl, under @root ("" or NULL: "/"):
- * <root>/sys and <root>/sys/kernel/debug. A root other than "/" is for
- * tests (a fixture tree); -ENAMETOOLONG if it does not fit.
+ * The real files under @root ("" or NULL: "/"): <root>/sys and
+ * <root>/sys/kernel/debug, and the ethtool ioctl. A root other than "/" is
+ * for tests, a fixture tree, where a netdev's ethtool statistics are the
+ * "name value" lines of the file <root>/ethtool/<netdev>.
+ * -ENAMETOOLONG if @root does not fit.
  */
 int hwcc_io_init(struct hwcc_io *io, const char *root);
 

@@ -21,8 +21,8 @@
  * with engine="hw"; the pause times and the firmware's storm counters.
  *
  * --hw-root DIR (tests only) looks for sysfs and debugfs under DIR, and
- * reads a netdev's ethtool statistics from DIR/ethtool/<netdev> ("name
- * value" lines), the layout of the fake driver in selftests/unit/daemon.
+ * for a netdev's ethtool statistics in DIR/ethtool/<netdev>: the fake
+ * driver's tree (selftests/unit/daemon/mlx5fix), see hwcc_io_init().
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -35,56 +35,9 @@
 
 #define BIT(n)	(1U << (n))
 
-/* ---- the test root's ethtool statistics --------------------------------- */
-
-static int file_ethtool(void *ctx, const char *ifname, struct ethstats *st)
-{
-	const struct rd *rd = ctx;
-	char path[sizeof(rd->hw_root) + 32], line[128];
-	unsigned long long v;
-	size_t cap = 0;
-	void *a, *b;
-	FILE *f;
-
-	memset(st, 0, sizeof(*st));
-	snprintf(path, sizeof(path), "%s/ethtool/%.15s", rd->hw_root, ifname);
-	f = fopen(path, "re");
-	if (!f)
-		return -ENODEV;
-	while (fgets(line, sizeof(line), f)) {
-		if (st->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			a = realloc(st->name, cap * ETH_GSTRING_LEN);
-			b = a ? realloc(st->val, cap * sizeof(*st->val)) : NULL;
-			if (a)
-				st->name = a;
-			if (!a || !b) {
-				fclose(f);
-				ethstats_free(st);
-				return -ENOMEM;
-			}
-			st->val = b;
-		}
-		if (sscanf(line, "%31s %llu", st->name[st->n], &v) == 2)
-			st->val[st->n++] = v;
-	}
-	fclose(f);
-	return st->n ? 0 : -EOPNOTSUPP;
-}
-
 int rd_hw_init(struct rd *rd)
 {
-	static struct hwcc_io_ops ops;
-	int err;
-
-	err = hwcc_io_init(&rd->hw_io, rd->hw_root[0] ? rd->hw_root : NULL);
-	if (err || !rd->hw_root[0])
-		return err;
-	ops = *rd->hw_io.ops;
-	ops.ethtool = file_ethtool;
-	rd->hw_io.ops = &ops;
-	rd->hw_io.ctx = rd;
-	return 0;
+	return hwcc_io_init(&rd->hw_io, rd->hw_root[0] ? rd->hw_root : NULL);
 }
 
 /* ---- ports --------------------------------------------------------------- */

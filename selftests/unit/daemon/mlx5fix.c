@@ -241,60 +241,30 @@ int mlx5fix_write(struct mlx5fix *fx, const char *path, const char *buf,
 
 /* ---- the fake ops ---------------------------------------------------- */
 
-static ssize_t fix_read(void *ctx, const char *path, char *buf, size_t len)
+static ssize_t fix_read(const struct hwcc_io *io, const char *path,
+			char *buf, size_t len)
 {
-	struct mlx5fix *fx = ctx;
+	const struct mlx5fix *fx = io->ctx;
 	const struct mlx5fix_fault *ft = fault_of(fx, path, false);
-	ssize_t n;
-	int fd;
 
 	if (ft)
 		return ft->err;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, len - 1);
-	if (n < 0)
-		n = -errno;
-	else
-		buf[n] = '\0';
-	close(fd);
-	return n;
+	return fx->base->read(io, path, buf, len);
 }
 
-static int fix_write(void *ctx, const char *path, const char *buf,
-		     size_t len)
+static int fix_write(const struct hwcc_io *io, const char *path,
+		     const char *buf, size_t len)
 {
-	return mlx5fix_write(ctx, path, buf, len);
+	return mlx5fix_write(io->ctx, path, buf, len);
 }
 
-static int fix_ethtool(void *ctx, const char *ifname, struct ethstats *st)
+/* the test root's ethtool files, as the library reads them */
+static int fix_ethtool(const struct hwcc_io *io, const char *ifname,
+		       struct ethstats *st)
 {
-	struct mlx5fix *fx = ctx;
-	char path[PATH], line[128];
-	unsigned long long v;
-	size_t cap = 0;
-	FILE *f;
+	const struct mlx5fix *fx = io->ctx;
 
-	memset(st, 0, sizeof(*st));
-	pathf(path, "%s/ethtool/%s", fx->root, ifname);
-	f = fopen(path, "re");
-	if (!f)
-		return -ENODEV;
-	while (fgets(line, sizeof(line), f)) {
-		if (st->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			st->name = realloc(st->name, cap * ETH_GSTRING_LEN);
-			st->val = realloc(st->val, cap * sizeof(*st->val));
-			if (!st->name || !st->val)
-				abort();
-		}
-		if (sscanf(line, "%31s %llu", st->name[st->n], &v) != 2)
-			continue;
-		st->val[st->n++] = v;
-	}
-	fclose(f);
-	return st->n ? 0 : -EOPNOTSUPP;
+	return fx->base->ethtool(io, ifname, st);
 }
 
 static const struct hwcc_io_ops fix_ops = {
@@ -330,6 +300,7 @@ int mlx5fix_init_at(struct mlx5fix *fx, const char *dir)
 	e = hwcc_io_init(&fx->io, fx->root);
 	if (e)
 		return e;
+	fx->base = fx->io.ops;
 	fx->io.ops = &fix_ops;
 	fx->io.ctx = fx;
 	pathf(p, "%s/sys/class/infiniband", fx->root);
@@ -574,15 +545,16 @@ int mlx5fix_set_eth(struct mlx5fix *fx, const char *netdev,
 		    const char *name, uint64_t v)
 {
 	struct ethstats st;
-	char p[PATH];
+	char p[PATH], t[PATH];
 	int e, found = 0;
 	size_t i;
 	FILE *f;
 
-	e = fix_ethtool(fx, netdev, &st);
+	e = fix_ethtool(&fx->io, netdev, &st);
 	if (e)
 		return e;
-	pathf(p, "%s/ethtool/%s", fx->root, netdev);
+	/* a new file renamed over the old one: readers see one or the other */
+	pathf(p, "%s/ethtool/.%s", fx->root, netdev);
 	f = fopen(p, "we");
 	for (i = 0; f && i < st.n; i++) {
 		if (!strcmp(st.name[i], name)) {
@@ -595,5 +567,8 @@ int mlx5fix_set_eth(struct mlx5fix *fx, const char *netdev,
 	ethstats_free(&st);
 	if (!f || fclose(f))
 		return -EIO;
+	pathf(t, "%s/ethtool/%s", fx->root, netdev);
+	if (rename(p, t))
+		return -errno;
 	return found ? 0 : -ENOENT;
 }

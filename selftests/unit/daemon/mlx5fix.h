@@ -6,7 +6,7 @@
  * docs/hw-mlx5.md, taken from the library's mapping table, not listed
  * again here), and stands in for the driver where plain files cannot:
  *
- *  - writes to cc_params go through mlx5fix_io's write op, which does
+ * *  - writes to cc_params go through the fixture io's write op, which does
  *    what the driver's set_param() and mlx5_ib_set_cc_params() do
  *    (6.1 and 6.12): more than 11 bytes is -EINVAL; the text is parsed as
  *    kstrtou32(base 0) does (a leading '+', 0x for hex, 0 for octal, one
@@ -25,7 +25,8 @@
  *    catch a read back that differs);
  *  - the ethtool statistics: <root>/ethtool/<netdev>, one "name value"
  *    line per statistic in mlx5e's order and naming (the PFC group only
- *    for the priorities with PFC enabled), read by mlx5fix_io's ethtool op.
+ *    for the priorities with PFC enabled), which the library reads under a
+ *    test root (hwcc_io_init()).
  *
  * Everything else (discovery: directories, links) is real files, read
  * through the library's real code.
@@ -52,6 +53,7 @@ struct mlx5fix_fault {
 struct mlx5fix {
 	char root[256];
 	struct hwcc_io io;	/* the library's view, through the fake ops */
+	const struct hwcc_io_ops *base;	/* the library's ops for the root */
 	struct mlx5fix_fault fault[MLX5FIX_FAULTS];
 	unsigned int nfault;
 	int clamp_file;		/* file index the firmware clamps, -1 none */
@@ -98,7 +100,8 @@ int mlx5fix_clamp(struct mlx5fix *fx, const char *file, uint32_t max);
 /* Set a counter: hw_counters file @name of @ibdev port @port */
 int mlx5fix_set_stat(struct mlx5fix *fx, const char *ibdev,
 		     unsigned int port, const char *name, uint64_t v);
-/* Set ethtool statistic @name of @netdev (must be listed) */
+/* Set ethtool statistic @name of @netdev (must be listed); the file is
+ * replaced at once (rename) */
 int mlx5fix_set_eth(struct mlx5fix *fx, const char *netdev,
 		    const char *name, uint64_t v);
 

@@ -3,7 +3,8 @@
  * mlx5fix: the fake mlx5 driver's tree (mlx5fix.h) for the tests of rocecc
  * and roceccd, which read it with --hw-root DIR.
  *
- *   mlx5fix build DIR                        mlx5_0 port 1, netdev eth0,
+ *   mlx5fix build DIR [NETDEV]               mlx5_0 port 1, netdev eth0 (or
+ *                                            NETDEV),
  *                                            function 0000:3b:00.0, PFC on
  *                                            priority 3, storm counters;
  *                                            and rxe0 (not mlx5)
@@ -27,7 +28,7 @@ static int fail(const char *what, int e)
 
 int main(int argc, char **argv)
 {
-	static const struct mlx5fix_dev dev = {
+	struct mlx5fix_dev dev = {
 		.ibdev = "mlx5_0", .netdev = "eth0", .fn = "0000:3b:00.0",
 		.pfc_en = 1U << 3, .storm = true,
 	};
@@ -41,7 +42,9 @@ int main(int argc, char **argv)
 	e = mlx5fix_init_at(&fx, argv[2]);
 	if (e)
 		return fail(argv[2], e);
-	if (!strcmp(argv[1], "build")) {
+	if (!strcmp(argv[1], "build") && argc <= 4) {
+		if (argc == 4)
+			dev.netdev = argv[3];
 		e = mlx5fix_add(&fx, &dev);
 		if (!e)
 			e = mlx5fix_add_other(&fx, "rxe0", NULL);
