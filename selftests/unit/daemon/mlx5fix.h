@@ -6,7 +6,7 @@
  * docs/hw-mlx5.md, taken from the library's mapping table, not listed
  * again here), and stands in for the driver where plain files cannot:
  *
- * *  - writes to cc_params go through the fixture io's write op, which does
+ *  - writes to cc_params go through the fixture io's write op, which does
  *    what the driver's set_param() and mlx5_ib_set_cc_params() do
  *    (6.1 and 6.12): more than 11 bytes is -EINVAL; the text is parsed as
  *    kstrtou32(base 0) does (a leading '+', 0x for hex, 0 for octal, one
