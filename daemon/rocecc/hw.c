@@ -157,7 +157,6 @@ static int hw_show(struct cli *c, const struct hwcc_io *io,
 static int hw_pairs(int argc, char **argv, struct rocecc_params *want,
 		    uint32_t *mask)
 {
-	const struct rocecc_param_info *pi;
 	unsigned int id;
 	uint32_t v;
 	int err;
@@ -165,15 +164,9 @@ static int hw_pairs(int argc, char **argv, struct rocecc_params *want,
 	if (argc < 2 || argc % 2)
 		return usage_error("param set: expected NAME VALUE pairs");
 	for (; argc >= 2; argc -= 2, argv += 2) {
-		id = rocecc_param_by_name(argv[0]);
-		if (!id)
-			return usage_error("unknown parameter '%s'", argv[0]);
-		pi = rocecc_param_info(id);
-		err = cli_parse_u32(argv[1], &v);
+		err = param_pair(argv[0], argv[1], &id, &v);
 		if (err)
-			return usage_error("%s %s: %s", pi->name, argv[1],
-					   err == -ERANGE ? "out of range" :
-					   "not a number");
+			return err;
 		want->v[id] = v;
 		*mask |= BIT(id);
 	}

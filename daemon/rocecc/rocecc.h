@@ -70,6 +70,13 @@ int do_param(struct cli *c, int argc, char **argv);
 int do_monitor(struct cli *c, int argc, char **argv);
 
 /*
+ * One NAME VALUE pair of param set (param.c): 0 with its enum rocecc_param
+ * and value, or CLI_EXIT_USAGE after a message naming it.
+ */
+int param_pair(const char *name, const char *val, unsigned int *id,
+	       uint32_t *v);
+
+/*
  * param show | set | profile with 'dev DEV' naming an mlx5 port (hw.c):
  * the firmware's parameters, under @root (NULL: "/"; tests only). A
  * CLI_EXIT_* code, or -1 if DEV is not an mlx5 port (rocecc.ko's then).
