@@ -240,15 +240,16 @@ int main(int argc, char **argv)
 			return cli_pfc(&po, argc - 2, argv + 2);
 		return cli_buffer(&po, argc - 2, argv + 2);
 	}
-	if (cli_matches(argv[1], "dev"))
-		fn = do_dev;
-	else if (cli_matches(argv[1], "param")) {
+	if (cli_matches(argv[1], "param")) {
 		/* an mlx5 port's parameters are the firmware's */
 		ret = cli_hw_param(&c, hw_root, argc - 2, argv + 2);
 		if (ret >= 0)
 			return ret;
-		fn = do_param;
 	}
+	if (cli_matches(argv[1], "dev"))
+		fn = do_dev;
+	else if (cli_matches(argv[1], "param"))
+		fn = do_param;
 	else if (cli_matches(argv[1], "flow"))
 		fn = do_flow;
 	else if (cli_matches(argv[1], "monitor"))
