@@ -38,7 +38,7 @@ static const char *const profile_name[__ROCECC_PROFILE_MAX] = {
 
 /*
  * Marking probability of a packet that finds @q bytes in the queue when it
- * arrives (the paper's CP, reference/dcqcn.md 1.2): 0 up to and including
+ * arrives (the paper's CP, docs/dcqcn.md §1.2): 0 up to and including
  * Kmin, Pmax * (q - Kmin) / (Kmax - Kmin) above Kmin up to and including
  * Kmax, 1 above Kmax. Instantaneous queue, no EWMA.
  */
@@ -133,7 +133,7 @@ bool heap_pop(struct sim_heap *h, struct sim_ev *ev)
 /* --- fluid-model fixed point ---------------------------------------------- */
 
 /*
- * CoNEXT'16 fixed point (reference/dcqcn.md 1.7), everything in packets:
+ * CoNEXT'16 fixed point (docs/dcqcn.md §7.2), everything in packets:
  * R = C/N, a = 1-(1-p)^(tau R), alpha = 1-(1-p)^(tau' R),
  * b = p/((1-p)^-B - 1), c = (1-p)^(F B) b, d = p/((1-p)^(-T R) - 1),
  * e = (1-p)^(F T R) d; p* solves a^2 alpha / ((b+d)(c+e)) = tau^2 R_AI R.

@@ -67,7 +67,7 @@ struct sim_cfg {
 	uint64_t csv_ns;		/* its period */
 };
 
-/* --- the fluid model's fixed point (CoNEXT'16, reference/dcqcn.md 1.7) --- */
+/* --- the fluid model's fixed point (CoNEXT'16, docs/dcqcn.md §7.2) --- */
 
 struct fp_in {
 	double c_pps;		/* bottleneck capacity C, packets/s */

@@ -10,7 +10,7 @@
  *  NP (notification point, the receiver): struct rocecc_np. It decides when
  *     a CE-marked packet is answered with a CNP.
  *
- * The semantics are the NVIDIA firmware model (reference/dcqcn.md 2.3), in
+ * The semantics are the NVIDIA firmware model (docs/dcqcn.md §2.3), in
  * integers: rates in kb/s (__u32, so at most 4 Tb/s), alpha in 1/1024,
  * times in nanoseconds (__u64) supplied by the caller. Nothing here reads a
  * clock, allocates, locks or divides on the common per-packet path; the
