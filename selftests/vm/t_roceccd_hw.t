@@ -35,6 +35,16 @@ cc=$root/sys/kernel/debug/mlx5/0000:3b:00.0/cc_params
 storm=
 trap '[ -n "$storm" ] && kill $storm 2>/dev/null; [ -n "$RD_PID" ] && rd_stop; kill $(jobs -p) 2>/dev/null; topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT
 
+# wait_log SEC PATTERN: until roceccd's log has a line matching PATTERN
+wait_log() {
+	local i
+	for i in $(seq $(($1 * 10))); do
+		grep -q "$2" "$work/log" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 tap_run "ib_core, rdma_rxe and rocecc.ko load" dp_load || tap_bail "no module"
 tap_run "1-host topology comes up" topo_setup 1 || tap_bail "no topology"
 tap_run "fq on veth1" dp_fq 1
@@ -129,21 +139,13 @@ while True:
     time.sleep(0.02)
 PY
 storm=$!
-for _ in $(seq 100); do
-	grep -q "veth1: PFC storm on priority 3" "$work/log" && break
-	sleep 0.1
-done
-grep -q "veth1: PFC storm on priority 3" "$work/log"
+wait_log 10 "veth1: PFC storm on priority 3"
 tap_ok $? "a storm on priority 3 is detected from the NIC's pause time" ||
 	tap_diag "$(grep -i 'watchdog\|storm' "$work/log" | tail -5)"
 kill $storm
 wait $storm 2>/dev/null
 storm=
-for _ in $(seq 100); do
-	grep -q "veth1: PFC storm on priority 3 over" "$work/log" && break
-	sleep 0.1
-done
-grep -q "veth1: PFC storm on priority 3 over" "$work/log"
+wait_log 10 "veth1: PFC storm on priority 3 over"
 tap_ok $? "quiet again: restored" ||
 	tap_diag "$(grep -i 'watchdog\|storm' "$work/log" | tail -5)"
 rd_get metrics >"$work/m2"
@@ -163,11 +165,7 @@ tap_is "$(grep -c 'firmware .* -> .* (\[hw\] apply)' "$work/log")" 10 "... and o
 sed -i 's/^\[module\]$/[module]\nrp_rate_divisor = 5000/' "$work/conf"
 sed -i 's/^rp_ai_rate = 30$/rp_ai_rate = 40/' "$work/conf"
 kill -HUP "$RD_PID"
-for _ in $(seq 50); do
-	grep -q "\[hw\] apply: rp_rate_divisor 5000" "$work/log" && break
-	sleep 0.1
-done
-grep -q "veth1: \[hw\] apply: rp_rate_divisor 5000: the mlx5 firmware has no such parameter" "$work/log"
+wait_log 5 "veth1: \[hw\] apply: rp_rate_divisor 5000: the mlx5 firmware has no such parameter"
 tap_ok $? "rp_rate_divisor 5000 is refused, named" ||
 	tap_diag "$(grep -i 'apply' "$work/log" | tail -3)"
 tap_is "$(cat "$cc/rp_ai_rate")" 30 "... and nothing is written"
