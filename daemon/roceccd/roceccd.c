@@ -379,6 +379,8 @@ static void rd_poll(struct rd *rd)
 	int err;
 
 	rd->polls++;
+	/* first: the netdevs below ask which ports run DCQCN in firmware */
+	rd_hw_poll(rd);
 	err = rdma_nl_devices(&rd->nl, &devs, &ndevs);
 	if (err) {
 		rd_log(LOG_WARN_, "RDMA device dump failed: %s", strerror(-err));
@@ -1312,6 +1314,7 @@ static int rd_bpf_load(struct rd *rd)
 struct rd_cmdline {
 	const char *config;	/* -c */
 	const char *pidfile;
+	const char *hw_root;	/* --hw-root, tests only */
 	bool foreground;
 	bool check;		/* --check-config */
 	bool help;
@@ -1343,6 +1346,7 @@ static int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log-level", required_argument, NULL, 'L' },
 		{ "pidfile", required_argument, NULL, 'P' },
+		{ "hw-root", required_argument, NULL, 'R' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1412,6 +1416,12 @@ static int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 				return bad_arg("--pidfile", optarg,
 					       "is not an absolute path");
 			cl->pidfile = optarg;
+			break;
+		case 'R':
+			if (optarg[0] != '/' || strlen(optarg) >= 200)
+				return bad_arg("--hw-root", optarg,
+					       "is not an absolute path (under 200 bytes)");
+			cl->hw_root = optarg;
 			break;
 		case 'L':
 			c->log_level = rd_log_level(optarg);
@@ -1563,8 +1573,9 @@ static void usage(FILE *f)
 		"Per-flow RoCE telemetry: attaches bpf/flowmon to every RoCE netdev,\n"
 		"names flows 'comm[pid] lqpn -> peer:rqpn' from RDMA netlink, flags\n"
 		"stragglers, attaches rocecc.ko if configured to, applies [pfc] (PFC and\n"
-		"DCB buffers over DCB netlink; PFC storm watchdog, buffer tuner), and\n"
-		"serves /metrics\n"
+		"DCB buffers over DCB netlink; PFC storm watchdog, buffer tuner), reads\n"
+		"(and with [hw] apply, writes) the DCQCN parameters of NICs that run it in\n"
+		"firmware (mlx5) and exports their counters, and serves /metrics\n"
 		"(Prometheus), /flows, /flows.json, /events.json and /config over HTTP.\n"
 		"\n"
 		"  -c, --config FILE        configuration file (default %s,\n"
@@ -1584,6 +1595,9 @@ static void usage(FILE *f)
 		"                           Type=notify, journal)\n"
 		"  -L, --log-level LEVEL    error, warn, info (default), debug\n"
 		"      --pidfile FILE       write the daemon's pid to FILE\n"
+		"      --hw-root DIR        for tests only: look for the mlx5 driver's\n"
+		"                           sysfs and debugfs under DIR, and read\n"
+		"                           ethtool statistics from DIR/ethtool/NETDEV\n"
 		"  -h, --help\n"
 		"\n"
 		"Needs root (BPF, TC, RDMA and DCB netlink). SIGHUP: reload the configuration\n"
@@ -1640,6 +1654,8 @@ int main(int argc, char **argv)
 	rd->pidfile = cl.pidfile;
 	rd->conf_path = cl.config ? cl.config : RD_CONF_DEFAULT_PATH;
 	rd->conf_explicit = cl.config != NULL;
+	if (cl.hw_root)
+		snprintf(rd->hw_root, sizeof(rd->hw_root), "%s", cl.hw_root);
 	if (rd_conf_build(rd, &rd->conf, &rd->rmap, &rd->have_rmap, err,
 			  sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", prog, err);
@@ -1655,6 +1671,11 @@ int main(int argc, char **argv)
 	}
 	rd->conf_gen = 1;
 	log_level = rd->conf.log_level;
+	if (rd_hw_init(rd)) {
+		fprintf(stderr, "%s: --hw-root: too long\n", prog);
+		free(rd);
+		return 1;
+	}
 	rd->start_ms = now_ms();
 
 	libbpf_set_print(libbpf_print);
@@ -1753,6 +1774,7 @@ out_free:
 		rankmap_free(&rd->rmap);
 	free(rd->qps);
 	free(rd->nds);
+	free(rd->hws);
 	free(rd->fs);
 	free(rd);
 	return ret;

@@ -4,7 +4,8 @@
  * flow table's snapshots, groups and stragglers, HTTP, configuration,
  * main), tc.c (TC attachment, root qdisc), module.c (rocecc.ko), dcb.c
  * (PFC and buffers over DCB netlink), pfcwd.c (PFC storm watchdog and
- * closed-loop buffer tuner) and prom.c (/metrics).
+ * closed-loop buffer tuner), hw.c (NICs with DCQCN in firmware: mlx5) and
+ * prom.c (/metrics).
  */
 #ifndef _ROCECC_ROCECCD_H
 #define _ROCECC_ROCECCD_H
@@ -20,6 +21,7 @@
 #include "config.h"
 #include "flowmon.h"
 #include "lib/dcbnl.h"
+#include "lib/hwcc.h"
 #include "lib/rdma_nl.h"
 #include "lib/rocecc_nl.h"
 #include "policy/pfctune.h"
@@ -54,6 +56,8 @@ struct rd_netdev {
 	unsigned int mod_gen;	/* rd.conf_gen its module parameters follow */
 	unsigned int mod_err_gen;	/* rd.conf_gen of the last error logged */
 	int rank_host;		/* this host in the rank map, or -1 */
+	unsigned int hw_gen;	/* rd.conf_gen "no rocecc.ko on a NIC with
+				 * DCQCN in firmware" was logged for */
 	/* DCB (dcb.c) */
 	unsigned int pfc_gen;	/* rd.conf_gen [pfc] was applied for, 0: not
 				 * yet */
@@ -105,6 +109,20 @@ struct rd_mod_pfc {
 	uint64_t cnp_sent, ce_marked, cnp_handled;
 	bool have_pfc;		/* the PFC nest (software DCB) */
 	struct rd_mod_pfc_prio prio[DCBNL_PRIOS];
+};
+
+/* An RDMA port whose NIC runs DCQCN in firmware (hw.c) */
+struct rd_hw {
+	struct hwcc_dev d;
+	bool seen;		/* in this poll's discovery */
+	unsigned int gen;	/* rd.conf_gen parameters were read (and
+				 * [hw] apply done) for */
+	bool have_params;
+	struct hwcc_params params;	/* as read then */
+	bool have_cnt;
+	struct hwcc_counters cnt;	/* this poll's */
+	bool cnt_errlogged;
+	uint64_t writes, errors;
 };
 
 /*
@@ -172,6 +190,11 @@ struct rd {
 	uint64_t straggler_flagged;
 	uint64_t mod_errors;
 	struct dcbnl *dcb;	/* DCB netlink, NULL until opened */
+	char hw_root[256];	/* --hw-root (tests), "" = / */
+	struct hwcc_io hw_io;
+	struct rd_hw *hws;	/* NICs with DCQCN in firmware (hw.c) */
+	size_t nhws, caphws;
+	uint64_t hw_errors;
 	bool dcb_open_logged;
 	uint64_t pfc_changes, pfc_errors;
 };
@@ -258,6 +281,23 @@ void rd_pfcwd_release(struct rd *rd, struct rd_netdev *nd);
 /* The tuner's buffer sizes onto @b, if it holds @nd's (dcb.c's apply) */
 bool rd_pfctune_target(const struct rd *rd, struct rd_netdev *nd,
 		       struct dcbnl_buffer *b);
+
+/* hw.c */
+int rd_hw_init(struct rd *rd);
+void rd_hw_poll(struct rd *rd);
+/* The port of netdev @netdev if its NIC runs DCQCN in firmware */
+struct rd_hw *rd_hw_find(struct rd *rd, const char *netdev);
+/*
+ * If @netdev's NIC runs DCQCN in firmware: its counters onto @m (when it
+ * has this poll's) in rocecc.ko's terms, and true.
+ */
+bool rd_hw_pfc(struct rd *rd, const char *netdev, struct rd_mod_pfc *m);
+/* The series of the families module.c and dcb.c own, engine="hw" */
+bool rd_hw_has_stat(const struct rd *rd, unsigned int stat);
+void rd_hw_stat_lines(struct rd *rd, FILE *f, const char *family,
+		      unsigned int stat);
+void rd_hw_pfc_lines(struct rd *rd, FILE *f, const char *family, bool tx);
+void rd_hw_metrics(struct rd *rd, FILE *f);
 
 /* prom.c */
 extern const struct rd_counter rd_counters[];

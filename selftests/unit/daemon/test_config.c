@@ -444,11 +444,11 @@ static void test_errors(void)
 		  "t.conf:2: [rankmap] host: '' is not a host name (1 to 255 of [A-Za-z0-9._:-])" },
 		/* structure */
 		{ "[daemon]\nport = 1\n\n[foo]\nbar = 1\n",
-		  "t.conf:4: unknown section [foo] (known: daemon, module, straggler, rankmap, pfc)" },
+		  "t.conf:4: unknown section [foo] (known: daemon, module, straggler, rankmap, pfc, hw)" },
 		{ "[daemon]\n[Daemon]\n",
-		  "t.conf:2: unknown section [Daemon] (known: daemon, module, straggler, rankmap, pfc)" },
+		  "t.conf:2: unknown section [Daemon] (known: daemon, module, straggler, rankmap, pfc, hw)" },
 		{ "[ daemon ]\nport = 1\n",
-		  "t.conf:1: unknown section [ daemon ] (known: daemon, module, straggler, rankmap, pfc)" },
+		  "t.conf:1: unknown section [ daemon ] (known: daemon, module, straggler, rankmap, pfc, hw)" },
 		{ "[daemon]\nprot = 1\n",
 		  "t.conf:2: [daemon] prot: unknown key (known: listen, port, interval, linger, buckets_per_octave, log_level, pin_dir)" },
 		{ "[straggler]\nfactr = 1\n",
@@ -462,7 +462,7 @@ static void test_errors(void)
 		{ "[daemon]\nrp_ai_rate = 1\n",
 		  "t.conf:2: [daemon] rp_ai_rate: unknown key (known: listen, port, interval, linger, buckets_per_octave, log_level, pin_dir)" },
 		{ "# no section yet\nport = 1\n",
-		  "t.conf:2: key 'port' outside of a section (known: daemon, module, straggler, rankmap, pfc)" },
+		  "t.conf:2: key 'port' outside of a section (known: daemon, module, straggler, rankmap, pfc, hw)" },
 		{ "[daemon]\nport = 1\n  listen = ::\n",
 		  "t.conf:3: indented line (inih would read it as a continuation of the previous value)" },
 		{ "[daemon]\n\tport = 1\n",
@@ -667,7 +667,7 @@ static void test_set(void)
 	       -EINVAL, "rd_conf_set without a message buffer");
 	tap_eq(rd_conf_set(&c, "-o", "nope", "port", "1", err, sizeof(err)),
 	       -EINVAL, "rd_conf_set unknown section");
-	str_eq(err, "-o: unknown section [nope] (known: daemon, module, straggler, rankmap, pfc)",
+	str_eq(err, "-o: unknown section [nope] (known: daemon, module, straggler, rankmap, pfc, hw)",
 	       "  message");
 	tap_eq(rd_conf_set(&c, "-o", "rankmap", "port", "1", err, sizeof(err)),
 	       -EINVAL, "rd_conf_set unknown key");
@@ -790,7 +790,7 @@ static void test_example_uncommented(void)
 					sizeof(err)), 0,
 		    "example uncommented (%u keys) loads", keys))
 		tap_diag("%s", err);
-	tap_eq(keys, 18 + 9 + 16 + ROCECC_PARAM_MAX,
+	tap_eq(keys, 18 + 9 + 16 + 2 + ROCECC_PARAM_MAX,
 	       "example: every key and every parameter is shown");
 	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
 		nset += c.param_set[id];
@@ -1163,6 +1163,33 @@ static void test_pfc_target(void)
 	       "target: explicit sizes, others left");
 }
 
+/* [hw]: NICs that run DCQCN in firmware */
+static void test_hw(void)
+{
+	struct rd_conf c;
+	char *text;
+
+	rd_conf_defaults(&c);
+	tap_ok(!c.hw_apply && !c.hw_devices[0], "hw: apply = no, devices = all");
+	text = print_str(&c);
+	tap_ok(strstr(text, "\n[hw]\napply = no\ndevices = all\n") != NULL,
+	       "print: [hw] of the defaults");
+	free(text);
+	if (expect_ok("[hw]\napply = yes\ndevices = eth2 eth3\n",
+		      "hw: both keys load")) {
+		tap_ok(loaded.hw_apply && !strcmp(loaded.hw_devices, "eth2 eth3"),
+		       "hw: apply yes, devices eth2 eth3");
+		text = print_str(&loaded);
+		tap_ok(strstr(text, "\n[hw]\napply = yes\ndevices = eth2 eth3\n") != NULL,
+		       "print: [hw] as loaded");
+		free(text);
+	}
+	expect_err("[hw]\napply = maybe\n",
+		   "t.conf:2: [hw] apply: 'maybe' is not yes, no, true, false, on, off, 1 or 0");
+	expect_err("[hw]\nprofile = paper\n",
+		   "t.conf:2: [hw] profile: unknown key (known: apply, devices)");
+}
+
 int main(void)
 {
 	test_defaults();
@@ -1177,5 +1204,6 @@ int main(void)
 	test_example_uncommented();
 	test_pfc();
 	test_pfc_target();
+	test_hw();
 	return tap_done();
 }
