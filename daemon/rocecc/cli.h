@@ -6,8 +6,8 @@
  * object: dev.c, param.c, flow.c, monitor.c (rocecc.ko over generic
  * netlink), latency.c and top.c (roceccd over HTTP), pfc.c (DCB netlink).
  */
-#ifndef _ROCECC_CLI_ROCECC_H
-#define _ROCECC_CLI_ROCECC_H
+#ifndef _ROCECC_CLI_CLI_H
+#define _ROCECC_CLI_CLI_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -68,4 +68,4 @@ int do_dev(struct cli *c, int argc, char **argv);
 int do_param(struct cli *c, int argc, char **argv);
 int do_monitor(struct cli *c, int argc, char **argv);
 
-#endif /* _ROCECC_CLI_ROCECC_H */
+#endif /* _ROCECC_CLI_CLI_H */
