@@ -18,6 +18,7 @@
 #include <systemd/sd-daemon.h>
 
 #include "lib/format.h"
+#include "rankmap_file.h"
 #include "roceccd.h"
 
 static int bad_arg(const char *opt, const char *val, const char *why)
@@ -164,7 +165,7 @@ int rd_conf_build(struct rd *rd, struct rd_conf *c, struct rankmap *rm,
 	if (ret)
 		return ret;
 	if (c->rankmap_file[0]) {
-		ret = rankmap_load(rm, c->rankmap_file, err, errlen);
+		ret = rd_rankmap_load(rm, c->rankmap_file, err, errlen);
 		if (ret)
 			return ret;
 		*have_rm = true;

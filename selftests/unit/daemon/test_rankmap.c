@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "policy/rankmap.h"
+#include "roceccd/rankmap_file.h"
 #include "tap.h"
 
 /* The example of issue 5 (and of Megatron's initialize_model_parallel()). */
@@ -618,16 +619,16 @@ static void test_file(void)
 		return;
 	fputs(example_file, f);
 	fclose(f);
-	ret = rankmap_load(&m, path, err, sizeof(err));
+	ret = rd_rankmap_load(&m, path, err, sizeof(err));
 	tap_ok(!ret && m.world_size == 16 && m.nhosts == 2 && !err[0],
-	       "rankmap_load() of a file");
+	       "rd_rankmap_load() of a file");
 	if (!ret)
 		rankmap_free(&m);
 
 	f = fopen(path, "a");
 	fputs("host = node2\n", f);
 	fclose(f);
-	ret = rankmap_load(&m, path, err, sizeof(err));
+	ret = rd_rankmap_load(&m, path, err, sizeof(err));
 	snprintf(want, sizeof(want),
 		 "%s:13: [hosts] host: host 'node2' would hold ranks 16-23, beyond world_size 16",
 		 path);
@@ -636,7 +637,7 @@ static void test_file(void)
 		tap_diag("got %d '%s'", ret, err);
 	unlink(path);
 
-	ret = rankmap_load(&m, path, err, sizeof(err));
+	ret = rd_rankmap_load(&m, path, err, sizeof(err));
 	snprintf(want, sizeof(want), "%s: %s", path, strerror(ENOENT));
 	tap_ok(ret == -ENOENT && !strcmp(err, want), "missing file: %s", err);
 }
