@@ -17,7 +17,7 @@
 #include <microhttpd.h>
 #include <systemd/sd-daemon.h>
 
-#include "lib/format.h"
+#include "lib/parse.h"
 #include "rankmap_file.h"
 #include "roceccd.h"
 

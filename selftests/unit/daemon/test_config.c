@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/format.h"
+#include "lib/parse.h"
 #include "policy/headroom.h"
 #include "roceccd/config.h"
 #include "tap.h"
