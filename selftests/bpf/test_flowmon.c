@@ -12,7 +12,7 @@
  *
  * Expected latencies are written as the differences of the times the test
  * gives its packets; their buckets come from include/rocecc/hist.h, whose
- * own tests (selftests/unit/test_hist.c) pin them down independently, and
+ * own tests (selftests/unit/core/test_hist.c) pin them down independently, and
  * one anchor here is spelled out by hand.
  *
  * Needs root (or CAP_BPF + CAP_NET_ADMIN); skips otherwise.

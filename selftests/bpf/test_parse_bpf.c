@@ -5,7 +5,7 @@
  * that the BPF parse equals the userspace parse of the same bytes, and that
  * the program returns TC_ACT_OK for every input.
  *
- * Inputs: the Ethernet frames of selftests/unit/data/scapy-ipv{4,6}.pcap
+ * Inputs: the Ethernet frames of selftests/unit/core/data/scapy-ipv{4,6}.pcap
  * (IPv4, IPv6, with and without VLAN), the raw IP packets of the other
  * *.pcap files there behind an Ethernet header, every truncation of each
  * (the kernel refuses inputs shorter than an Ethernet header), and
