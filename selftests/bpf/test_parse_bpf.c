@@ -378,11 +378,9 @@ int main(void)
 	int err;
 
 	err = bpf_load_denied();
-	if (err) {
-		printf("1..0 # SKIP cannot load BPF programs: %s\n",
-		       strerror(err));
-		return 0;
-	}
+	if (err)
+		return tap_skip_all("cannot load BPF programs: %s",
+				    strerror(err));
 	libbpf_set_print(bpf_test_log);
 	skel = parse_check__open_and_load();
 	if (!skel) {

@@ -13,15 +13,6 @@
 #include "lib/format.h"
 #include "tap.h"
 
-static int streq(const char *got, const char *want, const char *what)
-{
-	int r = tap_ok(!strcmp(got, want), "%s", what);
-
-	if (!r)
-		tap_diag("got '%s', want '%s'", got, want);
-	return r;
-}
-
 static void test_names(void)
 {
 	uint8_t v4[16] = { [10] = 0xff, [11] = 0xff, 10, 0, 0, 2 };
@@ -29,17 +20,17 @@ static void test_names(void)
 	char peer[64], name[256];
 
 	rd_peer_str(v4, peer, sizeof(peer));
-	streq(peer, "10.0.0.2", "IPv4-mapped peer prints as dotted quad");
+	tap_is_str(peer, "10.0.0.2", "IPv4-mapped peer prints as dotted quad");
 	rd_flow_name(name, sizeof(name), "rocegen", 1234, 17, peer, 18);
-	streq(name, "rocegen[1234] 17 -> 10.0.0.2:18", "flow name, user QP");
+	tap_is_str(name, "rocegen[1234] 17 -> 10.0.0.2:18", "flow name, user QP");
 	rd_peer_str(v6, peer, sizeof(peer));
-	streq(peer, "fd00::2", "IPv6 peer");
+	tap_is_str(peer, "fd00::2", "IPv6 peer");
 	rd_flow_name(name, sizeof(name), "rocegen", 1, 17, peer, 18);
-	streq(name, "rocegen[1] 17 -> [fd00::2]:18", "IPv6 peer in brackets");
+	tap_is_str(name, "rocegen[1] 17 -> [fd00::2]:18", "IPv6 peer in brackets");
 	rd_flow_name(name, sizeof(name), "ib_srp", 0, 5, "10.0.0.3", 6);
-	streq(name, "ib_srp 5 -> 10.0.0.3:6", "kernel QP: no pid");
+	tap_is_str(name, "ib_srp 5 -> 10.0.0.3:6", "kernel QP: no pid");
 	rd_flow_name(name, sizeof(name), "", 7, 5, "10.0.0.3", 6);
-	streq(name, "?[7] 5 -> 10.0.0.3:6", "unknown comm");
+	tap_is_str(name, "?[7] 5 -> 10.0.0.3:6", "unknown comm");
 }
 
 static void test_escape(void)
@@ -47,11 +38,11 @@ static void test_escape(void)
 	char out[64];
 
 	rd_prom_escape("a\"b\\c\nd", out, sizeof(out));
-	streq(out, "a\\\"b\\\\c\\nd", "quote, backslash, newline escaped");
+	tap_is_str(out, "a\\\"b\\\\c\\nd", "quote, backslash, newline escaped");
 	rd_prom_escape("ab\"", out, 4);
-	streq(out, "ab", "truncation never splits an escape");
+	tap_is_str(out, "ab", "truncation never splits an escape");
 	rd_prom_escape("rocegen[12] 3 -> 10.0.0.2:4", out, sizeof(out));
-	streq(out, "rocegen[12] 3 -> 10.0.0.2:4", "a flow name needs no escape");
+	tap_is_str(out, "rocegen[12] 3 -> 10.0.0.2:4", "a flow name needs no escape");
 }
 
 static void test_percentiles(void)

@@ -66,8 +66,8 @@ static void test_profiles(void)
 	tap_eq(cli_profile_by_name("paper"), ROCECC_PROFILE_PAPER, "paper");
 	tap_ok(cli_profile_by_name("custom") == -1, "custom is no profile");
 	tap_ok(cli_profile_by_name("MLX5") == -1, "names are case-sensitive");
-	tap_ok(!strcmp(cli_profile_name(ROCECC_PROFILE_PAPER), "paper"),
-	       "profile name");
+	tap_is_str(cli_profile_name(ROCECC_PROFILE_PAPER), "paper",
+		   "profile name");
 	tap_ok(!cli_profile_name(__ROCECC_PROFILE_MAX) && !cli_profile_name(-1),
 	       "no name out of range");
 }
@@ -82,16 +82,16 @@ static void test_stats(void)
 	tap_eq(named, ROCECC_STAT_MAX - ROCECC_STAT_PAD, "every counter has a name");
 	tap_ok(!cli_stat_name(ROCECC_STAT_PAD) && !cli_stat_name(ROCECC_STAT_MAX + 1),
 	       "no name for pad or beyond");
-	tap_ok(!strcmp(cli_stat_name(ROCECC_STAT_NP_CNP_SENT), "np_cnp_sent"),
-	       "mlx5 counter name");
+	tap_is_str(cli_stat_name(ROCECC_STAT_NP_CNP_SENT), "np_cnp_sent",
+		   "mlx5 counter name");
 }
 
 static void test_strip(void)
 {
-	tap_ok(!strcmp(cli_strip_prefix("rocecc: no device"), "no device"),
-	       "module prefix stripped");
-	tap_ok(!strcmp(cli_strip_prefix("rp_gd out of range"), "rp_gd out of range"),
-	       "other messages kept");
+	tap_is_str(cli_strip_prefix("rocecc: no device"), "no device",
+		   "module prefix stripped");
+	tap_is_str(cli_strip_prefix("rp_gd out of range"), "rp_gd out of range",
+		   "other messages kept");
 }
 
 static void test_scope(void)
