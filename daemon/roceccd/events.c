@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * roceccd: what it tells: log lines (stderr, or syslog once daemonized) and
+ * roceccd's messages: log lines (stderr, or syslog once daemonized) and
  * the events of /events.json.
  */
 #include <stdarg.h>

@@ -72,7 +72,7 @@ struct rd_netdev {
 				 * off: dcb.c leaves them off */
 	uint8_t wd_tx;		/* transmit side logged as 1 absent, 2 there */
 	/* p99.9 message completion of the netdev's flows over the
-	 * straggler window (roceccd.c), for the tuner; 0: none */
+	 * straggler window (groups.c), for the tuner; 0: none */
 	uint64_t tail_ns, tail_samples;
 	/* closed-loop buffer tuner (pfcwd.c) */
 	struct pfctune_state tune[DCBNL_BUFFERS];
