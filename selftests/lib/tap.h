@@ -15,17 +15,26 @@
 
 static unsigned int tap_n, tap_failed;
 
+/* One line: @prefix, then @fmt. */
+static inline void tap_vline(const char *prefix, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+static inline void tap_vline(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stdout);
+	vprintf(fmt, ap);
+	fputc('\n', stdout);
+}
+
+/* A diagnostic line: "# ..." */
 static inline void tap_diag(const char *fmt, ...)
 	__attribute__((format(printf, 1, 2)));
 static inline void tap_diag(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("# ", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vline("# ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
 }
 
 static inline int tap_vok(int cond, const char *fmt, va_list ap)
@@ -36,8 +45,7 @@ static inline int tap_vok(int cond, const char *fmt, va_list ap)
 	if (!cond)
 		tap_failed++;
 	printf("%sok %u - ", cond ? "" : "not ", tap_n);
-	vprintf(fmt, ap);
-	fputc('\n', stdout);
+	tap_vline("", fmt, ap);
 	fflush(stdout);
 	return cond;
 }
@@ -97,11 +105,9 @@ static inline int tap_skip_all(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs("1..0 # SKIP ", stdout);
 	va_start(ap, fmt);
-	vprintf(fmt, ap);
+	tap_vline("1..0 # SKIP ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stdout);
 	return 0;
 }
 
