@@ -13,7 +13,7 @@
 #include <rocecc/params.h>
 
 #include "lib/hwcc.h"
-#include "rocecc.h"
+#include "cli.h"
 
 #define BIT(n)	(1U << (n))
 

@@ -10,7 +10,7 @@
 
 #include <rocecc/params.h>
 
-#include "rocecc.h"
+#include "cli.h"
 
 static int param_show_cb(const struct nlmsghdr *nlh, void *data)
 {

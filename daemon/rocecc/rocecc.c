@@ -25,7 +25,7 @@
  * 2 bad command line.
  *
  * This file parses the options and dispatches to the object's file
- * (rocecc.h lists them), and holds the error messages and the JSON output
+ * (cli.h lists them), and holds the error messages and the JSON output
  * they share.
  */
 #include <errno.h>
@@ -39,10 +39,10 @@
 
 #include <uapi/linux/rocecc.h>
 
+#include "cli.h"
 #include "dcb.h"
 #include "flow.h"
 #include "latency.h"
-#include "rocecc.h"
 #include "top.h"
 
 const char cli_prog[] = "rocecc";

@@ -16,7 +16,7 @@
 #include <ini.h>
 
 #include "config.h"
-#include "lib/format.h"
+#include "lib/parse.h"
 #include "policy/headroom.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))

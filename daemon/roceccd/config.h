@@ -174,8 +174,8 @@ struct rd_conf {
 	enum rd_group_by group_by;	/* RD_GROUP_AUTO */
 	/* [rankmap] */
 	char rankmap_file[256];		/* "" = none; else absolute. Only the
-					 * path: loading it is rankmap_load()'s
-					 * job */
+					 * path: loading it is
+					 * rd_rankmap_load()'s job */
 	char local_host[256];		/* "" = not set; else 1 to 255 of
 					 * [A-Za-z0-9._:-] (policy/rankmap.h's host
 					 * names) */

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * roceccd's state, and what its files share: roceccd.c (discovery, the
- * flow table's snapshots, groups and stragglers, HTTP, configuration,
- * main), tc.c (TC attachment, root qdisc), module.c (rocecc.ko), dcb.c
- * (PFC and buffers over DCB netlink), pfcwd.c (PFC storm watchdog and
- * closed-loop buffer tuner), hw.c (NICs with DCQCN in firmware: mlx5) and
- * prom.c (/metrics).
+ * roceccd's state, and what its files share: roceccd.c (main and its
+ * loop), options.c (configuration and reload), bpf.c (flowmon, pinned),
+ * http.c (the HTTP server), discovery.c (netdevs and QPs), flows.c (the
+ * flow table's snapshots, /flows), groups.c (groups and stragglers),
+ * events.c (log, /events.json), tc.c (TC attachment, root qdisc), module.c
+ * (rocecc.ko), dcb.c (PFC and buffers over DCB netlink), pfcwd.c (PFC storm
+ * watchdog and closed-loop buffer tuner), hw.c (NICs with DCQCN in
+ * firmware: mlx5) and prom.c (/metrics).
  */
 #ifndef _ROCECC_ROCECCD_H
 #define _ROCECC_ROCECCD_H
@@ -74,7 +76,7 @@ struct rd_netdev {
 				 * off: dcb.c leaves them off */
 	uint8_t wd_tx;		/* transmit side logged as 1 absent, 2 there */
 	/* p99.9 message completion of the netdev's flows over the
-	 * straggler window (roceccd.c), for the tuner; 0: none */
+	 * straggler window (groups.c), for the tuner; 0: none */
 	uint64_t tail_ns, tail_samples;
 	/* closed-loop buffer tuner (pfcwd.c) */
 	struct pfctune_state tune[DCBNL_BUFFERS];
@@ -238,18 +240,74 @@ struct rd_counter {
 };
 
 /* roceccd.c */
+extern const char rd_prog[];	/* "roceccd" */
+/* CLOCK_MONOTONIC in milliseconds */
+uint64_t rd_now_ms(void);
+
+/* events.c */
+extern int rd_log_max;		/* the most verbose level logged */
+extern bool rd_log_to_syslog;	/* daemonized: syslog, else stderr */
 void rd_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *rd_jstr(const char *s, char *buf, size_t n);
+
+/* options.c */
+struct rd_cmdline {
+	const char *config;	/* -c */
+	const char *pidfile;
+	const char *hw_root;	/* --hw-root, tests only */
+	bool foreground;
+	bool check;		/* --check-config */
+	bool help;
+};
+int rd_cmdline(struct rd_conf *c, int argc, char **argv,
+	       struct rd_cmdline *cl);
+/*
+ * The configuration: the file (if any), the command line over it, the
+ * rank map it names; into @c, @rm and *@have_rm. 0, or -errno with the
+ * reason in @err.
+ */
+int rd_conf_build(struct rd *rd, struct rd_conf *c, struct rankmap *rm,
+		  bool *have_rm, char *err, size_t errlen);
+void rd_reload(struct rd *rd);
+
+/* bpf.c */
+int rd_bpf_load(struct rd *rd);
+
+/* http.c */
+int rd_listen(const char *addr, uint16_t port);
+struct MHD_Daemon *rd_http_start(struct rd *rd, int fd, const char *addr,
+				 uint16_t port);
+
+/* discovery.c */
+struct rd_netdev *rd_netdev_find(struct rd *rd, uint32_t ifindex);
+struct rd_qp *rd_qp_find(struct rd *rd, uint32_t ifindex, uint32_t lqpn);
+/* One round: devices, netdevs, QPs, then the per-netdev work; under lock */
+void rd_poll(struct rd *rd);
+
+/* flows.c */
+int rd_snap_take(struct rd *rd, struct rd_snap *s);
+void rd_snap_free(struct rd_snap *s);
 unsigned int rd_snap_each(struct rd *rd, const struct rd_snap *s,
 			  rd_flow_fn fn, void *arg);
+/* rd_flow_fn's for /flows.json (@arg: a json array) and /flows (a FILE) */
+void rd_json_flow(struct rd *rd, const struct rd_flow_view *v,
+		  const struct flowmon_flow *f, void *arg);
+void rd_text_flow(struct rd *rd, const struct rd_flow_view *v,
+		  const struct flowmon_flow *f, void *arg);
+
+/* groups.c */
 struct rd_fstate *rd_fstate_find(struct rd *rd, const struct flowmon_key *key);
 size_t rd_rank_groups(struct rd *rd, const struct rd_flow_view *v,
 		      uint64_t *keys, size_t max, char *labels, size_t lsize);
 void rd_group_label(uint64_t key, const struct rd_flow_view *v, char *buf,
 		    size_t n);
+/* This host and each netdev in the rank map (after a (re)load) */
+void rd_rank_hosts(struct rd *rd);
+/* The straggler round over every flow, once per poll */
+void rd_strag_round(struct rd *rd, uint64_t now);
 
 /* tc.c */
 int rd_root_kind(uint32_t ifindex, char *kind, size_t n);

@@ -7,8 +7,8 @@
  * netlink), latency.c and top.c (roceccd over HTTP), pfc.c (DCB netlink),
  * hw.c (an mlx5 port's firmware parameters, lib/hwcc.h).
  */
-#ifndef _ROCECC_CLI_ROCECC_H
-#define _ROCECC_CLI_ROCECC_H
+#ifndef _ROCECC_CLI_CLI_H
+#define _ROCECC_CLI_CLI_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -83,4 +83,4 @@ int param_pair(const char *name, const char *val, unsigned int *id,
  */
 int cli_hw_param(struct cli *c, const char *root, int argc, char **argv);
 
-#endif /* _ROCECC_CLI_ROCECC_H */
+#endif /* _ROCECC_CLI_CLI_H */
