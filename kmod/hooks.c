@@ -24,7 +24,7 @@
  *      counted (resolver_miss, rp_cnp_ignored), queued for resolution,
  *      and consumed as well.
  *    - Any other RoCE packet of a PFC-enabled priority is counted in the
- *      device's receive occupancy until rxe frees it (dcb.c).
+ *      device's receive occupancy until rxe frees it (pfc_gen.c).
  *    - A CE-marked RC/UC packet for local QP l: the NP of l's flow. If l
  *      is not resolved yet the mark is remembered in the QP entry and the
  *      resolver sends its CNP. Every CE-marked RoCE packet counts in
@@ -372,7 +372,7 @@ static unsigned int rocecc_hook_in(void *priv, struct sk_buff *skb,
 		return NF_STOLEN;
 	}
 
-	/* Host occupancy for software PFC, until rxe frees the skb (dcb.c). */
+	/* Host occupancy for software PFC, until rxe frees the skb (pfc_gen.c). */
 	rocecc_dcb_rx(rdev, skb, pkt.dscp, plen);
 
 	if (pkt.ecn != ROCECC_ECN_CE)

@@ -105,7 +105,7 @@ struct rocecc_dev {
 	struct rocecc_pcpu_ctrs __percpu *ctrs;
 	struct rocecc_dp_dev		dp;		/* datapath state, dp.h */
 	/*
-	 * Software DCB and PFC (dcb.c): set before the device is published,
+	 * Software DCB and PFC (dcb.h): set before the device is published,
 	 * constant; the device holds one reference, dropped when it is freed
 	 * (after a grace period).
 	 */
@@ -215,7 +215,7 @@ void rocecc_sysctl_unregister(struct ctl_table_header *hdr,
 int rocecc_sysctl_init(void);
 void rocecc_sysctl_exit(void);
 
-/* --- dcb.c ---------------------------------------------------------------- */
+/* --- dcb.c, pfc_rx.c, pfc_gen.c: software DCB and PFC (dcb.h) ------------ */
 
 int rocecc_dcb_attach(struct rocecc_dev *rdev, struct net_device *netdev);
 void rocecc_dcb_publish(struct rocecc_dev *rdev, struct net_device *netdev);
@@ -263,7 +263,7 @@ struct rocecc_sch_stats {
 };
 
 /*
- * For the receive side (dcb.c), from softirq under rcu_read_lock(), no
+ * For the receive side (pfc_rx.c), from softirq under rcu_read_lock(), no
  * lock: pause priority @prio of @dev until @until_ns (ktime_get_ns()), or
  * resume it now (@until_ns 0); the newest frame wins. 0, or -ENOENT when
  * @dev's root qdisc is not a rocecc qdisc (not enforced), -EINVAL for a

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Software DCB and PFC (kmod/dcb.c) on veths, which have no DCB ops, with
+# Software DCB and PFC (kmod/dcb.c, pfc_rx.c, pfc_gen.c) on veths, which have no DCB ops, with
 # iproute2's own dcb tool:
 #  - attach installs DCB ops: "dcb pfc show", "dcb pfc set", "dcb buffer
 #    show/set" work and read back; bad buffer sizes are refused and the
