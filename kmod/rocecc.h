@@ -3,6 +3,19 @@
  * rocecc.ko internal interfaces: attached devices, their parameters and
  * counters, and the control plane (generic netlink, sysctl) around them.
  *
+ * Files
+ * -----
+ *  main.c     module init and exit: the order of everything below
+ *  dev.c      attach, detach, rename of devices; the netdevice notifier
+ *  params.c   parameter sets: the default one and each device's
+ *  sysctl.c   net.rocecc.<dev>.* and net.rocecc.default.*
+ *  genl.c     the generic netlink family: commands and events
+ *  dcb.c      software DCB: the DCB object (dcb.h) and DCB netlink ops
+ *  pfc_rx.c   PFC frames received: indications, pausing the qdisc
+ *  pfc_gen.c  receive occupancy and the PFC frames sent from it
+ *  sch.c      the "rocecc" qdisc: one band per priority, paused by PFC
+ *  the datapath (hooks, flows, RP, NP, QP cache): dp.h
+ *
  * Locking and lifetime
  * --------------------
  * rocecc_lock (one mutex) serialises every control-plane change: attach,
@@ -195,7 +208,8 @@ void rocecc_dev_read_ctrs(const struct rocecc_dev *rdev,
 int rocecc_dev_init(void);
 void rocecc_dev_exit(void);
 
-/* Parameter sets: @rdev NULL means the default set. */
+/* --- params.c: parameter sets; @rdev NULL means the default set ----------- */
+
 const struct rocecc_params *rocecc_params_locked(struct rocecc_dev *rdev);
 void rocecc_params_read(struct rocecc_dev *rdev, struct rocecc_params *out);
 int rocecc_params_commit(struct rocecc_dev *rdev,
