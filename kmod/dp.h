@@ -162,6 +162,11 @@ struct rocecc_flow *rocecc_flow_lookup(const struct rocecc_flow_key *key,
 struct rocecc_flow *rocecc_flow_get(struct rocecc_dev *rdev,
 				    const struct rocecc_flow_key *key,
 				    const struct rocecc_params *p);
+struct rocecc_qp;
+struct rocecc_flow *rocecc_flow_of_qp(struct rocecc_dev *rdev,
+				      const struct rocecc_qp *e,
+				      const struct rocecc_params *p,
+				      bool create, bool fresh);
 void rocecc_flow_flush(const struct rocecc_dev *owner, bool all);
 void rocecc_flow_gc(void);
 void rocecc_flow_sync_params(struct rocecc_flow *f,

@@ -273,7 +273,6 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 static void rocecc_in_cnp(struct rocecc_dev *rdev, u32 lqpn)
 {
 	const struct rocecc_params *p = rocecc_dev_params_rcu(rdev);
-	struct rocecc_flow_key key;
 	struct rocecc_flow *f;
 	struct rocecc_qp *e;
 
@@ -283,21 +282,12 @@ static void rocecc_in_cnp(struct rocecc_dev *rdev, u32 lqpn)
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RP_CNP_IGNORED);
 		return;
 	}
-	memset(&key, 0, sizeof(key));
-	memcpy(key.raddr, e->raddr, 16);
-	key.rqpn = e->rqpn;
-	key.ifindex = rdev->ifindex;
-	f = rocecc_flow_get(rdev, &key, p);
+	f = rocecc_flow_of_qp(rdev, e, p, true, false);
 	if (!f) {
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RP_CNP_IGNORED);
 		return;
 	}
 	rocecc_flow_touch(f);
-	if (!READ_ONCE(f->budget_known)) {
-		spin_lock_bh(&f->lock);
-		rocecc_rp_set_budget(f, lqpn, e);
-		spin_unlock_bh(&f->lock);
-	}
 	rocecc_rp_cnp(rdev, p, f, rocecc_now());
 }
 
@@ -305,7 +295,6 @@ static void rocecc_in_cnp(struct rocecc_dev *rdev, u32 lqpn)
 static void rocecc_in_ce(struct rocecc_dev *rdev, const struct rocecc_pkt *pkt)
 {
 	const struct rocecc_params *p = rocecc_dev_params_rcu(rdev);
-	struct rocecc_flow_key key;
 	struct rocecc_np_addr a;
 	struct rocecc_flow *f;
 	struct rocecc_qp *e;
@@ -326,19 +315,10 @@ static void rocecc_in_ce(struct rocecc_dev *rdev, const struct rocecc_pkt *pkt)
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RESOLVER_MISS);
 		return;
 	}
-	memset(&key, 0, sizeof(key));
-	memcpy(key.raddr, e->raddr, 16);
-	key.rqpn = e->rqpn;
-	key.ifindex = rdev->ifindex;
-	f = rocecc_flow_get(rdev, &key, p);
+	f = rocecc_flow_of_qp(rdev, e, p, true, false);
 	if (!f)
 		return;
 	rocecc_flow_touch(f);
-	if (!READ_ONCE(f->budget_known)) {
-		spin_lock_bh(&f->lock);
-		rocecc_rp_set_budget(f, e->lqpn, e);
-		spin_unlock_bh(&f->lock);
-	}
 	a.family = pkt->family;
 	a.sport = pkt->sport;
 	memcpy(a.laddr, pkt->daddr, 16);
