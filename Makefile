@@ -30,7 +30,7 @@ FUZZ_SECONDS	?= 60
 KSRC		:= $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) \
 		   $(wildcard include/rocecc/*.h) include/uapi/linux/rocecc.h
 
-SUBDIRS_USER	:= bpf daemon selftests/unit selftests/tools selftests/bpf selftests/fuzz bench
+SUBDIRS_USER	:= bpf daemon selftests/unit selftests/unit/daemon selftests/tools selftests/bpf selftests/fuzz bench
 SUBDIRS_USER	:= $(foreach d,$(SUBDIRS_USER),$(if $(wildcard $(d)/Makefile),$(d)))
 
 all: deps
@@ -118,10 +118,10 @@ SYSCONFDIR	?= /etc
 install: all
 	install -D -m 0755 $(BUILD)/daemon/roceccd $(DESTDIR)$(SBINDIR)/roceccd
 	install -D -m 0755 $(BUILD)/daemon/rocecc $(DESTDIR)$(SBINDIR)/rocecc
-	sed 's|/usr/sbin/|$(SBINDIR)/|g' daemon/roceccd.service >$(BUILD)/roceccd.service
+	sed 's|/usr/sbin/|$(SBINDIR)/|g' daemon/roceccd/roceccd.service >$(BUILD)/roceccd.service
 	install -D -m 0644 $(BUILD)/roceccd.service $(DESTDIR)$(UNITDIR)/roceccd.service
 	test -e $(DESTDIR)$(SYSCONFDIR)/rocecc/roceccd.conf || \
-		install -D -m 0644 daemon/roceccd.conf $(DESTDIR)$(SYSCONFDIR)/rocecc/roceccd.conf
+		install -D -m 0644 daemon/roceccd/roceccd.conf $(DESTDIR)$(SYSCONFDIR)/rocecc/roceccd.conf
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/rocecc/README.md
 	@echo "installed; then: systemctl daemon-reload && systemctl enable --now roceccd"
 
