@@ -17,6 +17,7 @@
  *   rocecc [-j [-p]] pfc headroom speed SPEED mtu BYTES cable LENGTH ...
  *   rocecc [-j [-p]] buffer show dev IF
  *   rocecc buffer set dev IF [prio-buffer P:B,...] [buffer-size B:SIZE,...]
+ *   rocecc OBJECT help
  *   rocecc help
  *
  * Exit status: 0 success, 1 the kernel refused or something failed,
@@ -45,51 +46,76 @@
 
 const char cli_prog[] = "rocecc";
 
+/*
+ * The usage text, one entry per object: "rocecc help" prints them all,
+ * "rocecc OBJECT help" its own. rocecc.8 documents the same commands and
+ * keywords; selftests/unit/daemon/test_man.py holds the two to each other.
+ */
+static const struct {
+	const char *obj;
+	const char *text;
+} usage_objs[] = {
+	{ "dev",
+	  "  rocecc dev attach DEV          start congestion control on DEV\n"
+	  "  rocecc dev detach DEV          stop it\n"
+	  "  rocecc dev show [DEV]          attached devices (-s: counters)\n" },
+	{ "param",
+	  "  rocecc param show [dev DEV | default] [NAME]\n"
+	  "  rocecc param set [dev DEV | default] NAME VALUE [NAME VALUE ...]\n"
+	  "  rocecc param profile [dev DEV | default] { mlx5 | paper }\n" },
+	{ "flow",
+	  "  rocecc flow show [dev DEV]     flows of the datapath (-s: statistics)\n" },
+	{ "monitor",
+	  "  rocecc monitor                 print events until interrupted: devices\n"
+	  "                                 attached/detached/gone, parameters changed,\n"
+	  "                                 flows created/expired\n" },
+	{ "latency",
+	  "  rocecc latency [addr ADDR] [port PORT] [sort p50|p99|p999|rtt|msgs|flow]\n"
+	  "                                 per-flow message completion and RTT\n"
+	  "                                 p50/p99/p99.9 (us) from roceccd's HTTP\n"
+	  "                                 endpoint (default 127.0.0.1 port 9468;\n"
+	  "                                 sort default p99, slowest first)\n" },
+	{ "top",
+	  "  rocecc top [addr ADDR] [port PORT] [sort p50|p99|p999|rtt|tx|msgs|flow]\n"
+	  "             [delay SEC] [count N]\n"
+	  "                                 live view of roceccd's flows: rates (Mbit/s,\n"
+	  "                                 messages, CNPs, CE marks per second),\n"
+	  "                                 percentiles, stragglers (!), groups; every\n"
+	  "                                 SEC seconds (default 1, 0.1..3600); 'q'\n"
+	  "                                 quits. Not on a terminal, or with count N\n"
+	  "                                 (N frames, then exit): batch mode, frames\n"
+	  "                                 one after another; -j: one JSON object per\n"
+	  "                                 frame and line\n" },
+	{ "pfc",
+	  "  rocecc pfc show dev IF         IEEE PFC of a netdev over DCB netlink: pfc_cap,\n"
+	  "                                 enabled priorities, mbc, delay, per-priority\n"
+	  "                                 PFC requests (sent) and indications (received)\n"
+	  "  rocecc pfc set dev IF [prio-pfc P:on|off[,...]] [delay BITS] [mbc on|off]\n"
+	  "                                 P is 0..7 or all; delay 0..65535 bits (mlx5:\n"
+	  "                                 cable length in metres)\n"
+	  "  rocecc pfc headroom speed SPEED mtu BYTES cable LENGTH [peer-response NS]\n"
+	  "             [prios P[,...]] [cell BYTES]\n"
+	  "                                 PFC headroom (802.1Qbb model): buffer size, xoff\n"
+	  "                                 and xon per lossless priority; SPEED 25G, 100G,\n"
+	  "                                 ... or Mb/s; LENGTH metres (5m, 2.5)\n" },
+	{ "buffer",
+	  "  rocecc buffer show dev IF      DCB buffers: priority to buffer, sizes\n"
+	  "  rocecc buffer set dev IF [prio-buffer P:B[,...]] [buffer-size B:SIZE[,...]]\n"
+	  "                                 B is 0..7 (or all); SIZE bytes, or K / M (1024)\n" },
+};
+
 static void usage(FILE *f)
 {
+	unsigned int i;
+
 	fprintf(f,
 		"Usage: rocecc [OPTIONS] OBJECT COMMAND\n"
+		"       rocecc [OPTIONS] OBJECT help\n"
 		"       rocecc help\n"
-		"\n"
-		"  rocecc dev attach DEV          start congestion control on DEV\n"
-		"  rocecc dev detach DEV          stop it\n"
-		"  rocecc dev show [DEV]          attached devices (-s: counters)\n"
-		"  rocecc param show [dev DEV | default] [NAME]\n"
-		"  rocecc param set [dev DEV | default] NAME VALUE [NAME VALUE ...]\n"
-		"  rocecc param profile [dev DEV | default] { mlx5 | paper }\n"
-		"  rocecc flow show [dev DEV]     flows of the datapath (-s: statistics)\n"
-		"  rocecc monitor                 print events until interrupted: devices\n"
-		"                                 attached/detached/gone, parameters changed,\n"
-		"                                 flows created/expired\n"
-		"  rocecc latency [addr ADDR] [port PORT] [sort p50|p99|p999|rtt|msgs|flow]\n"
-		"                                 per-flow message completion and RTT\n"
-		"                                 p50/p99/p99.9 (us) from roceccd's HTTP\n"
-		"                                 endpoint (default 127.0.0.1 port 9468;\n"
-		"                                 sort default p99, slowest first)\n"
-		"  rocecc top [addr ADDR] [port PORT] [sort p50|p99|p999|rtt|tx|msgs|flow]\n"
-		"             [delay SEC] [count N]\n"
-		"                                 live view of roceccd's flows: rates (Mbit/s,\n"
-		"                                 messages, CNPs, CE marks per second),\n"
-		"                                 percentiles, stragglers (!), groups; every\n"
-		"                                 SEC seconds (default 1, 0.1..3600); 'q'\n"
-		"                                 quits. Not on a terminal, or with count N\n"
-		"                                 (N frames, then exit): batch mode, frames\n"
-		"                                 one after another; -j: one JSON object per\n"
-		"                                 frame and line\n"
-		"  rocecc pfc show dev IF         IEEE PFC of a netdev over DCB netlink: pfc_cap,\n"
-		"                                 enabled priorities, mbc, delay, per-priority\n"
-		"                                 PFC requests (sent) and indications (received)\n"
-		"  rocecc pfc set dev IF [prio-pfc P:on|off[,...]] [delay BITS] [mbc on|off]\n"
-		"                                 P is 0..7 or all; delay 0..65535 bits (mlx5:\n"
-		"                                 cable length in metres)\n"
-		"  rocecc pfc headroom speed SPEED mtu BYTES cable LENGTH [peer-response NS]\n"
-		"             [prios P[,...]] [cell BYTES]\n"
-		"                                 PFC headroom (802.1Qbb model): buffer size, xoff\n"
-		"                                 and xon per lossless priority; SPEED 25G, 100G,\n"
-		"                                 ... or Mb/s; LENGTH metres (5m, 2.5)\n"
-		"  rocecc buffer show dev IF      DCB buffers: priority to buffer, sizes\n"
-		"  rocecc buffer set dev IF [prio-buffer P:B[,...]] [buffer-size B:SIZE[,...]]\n"
-		"                                 B is 0..7 (or all); SIZE bytes, or K / M (1024)\n"
+		"\n");
+	for (i = 0; i < sizeof(usage_objs) / sizeof(usage_objs[0]); i++)
+		fputs(usage_objs[i].text, f);
+	fprintf(f,
 		"\n"
 		"Parameter sets: 'default' (the default without 'dev') is what devices\n"
 		"attached later start with; 'dev DEV' is an attached device's own set.\n"
@@ -98,7 +124,27 @@ static void usage(FILE *f)
 		"net.rocecc.default.NAME and net.rocecc.DEV.NAME.\n"
 		"\n"
 		"OPTIONS: -j JSON output, -p pretty JSON, -s statistics, -h help\n"
-		"Exit status: 0 ok, 1 failed (the kernel's reason is shown), 2 usage.\n");
+		"Exit status: 0 ok, 1 failed (the kernel's reason is shown), 2 usage.\n"
+		"See rocecc(8).\n");
+}
+
+/*
+ * "rocecc OBJECT help": that object's usage on stdout, exit 0; anything
+ * but an object's full name is a usage error.
+ */
+static int usage_obj(const char *obj)
+{
+	unsigned int i;
+
+	for (i = 0; i < sizeof(usage_objs) / sizeof(usage_objs[0]); i++) {
+		if (!strcmp(obj, usage_objs[i].obj)) {
+			fputs(usage_objs[i].text, stdout);
+			return CLI_EXIT_OK;
+		}
+	}
+	fprintf(stderr, "%s: unknown object '%s' (try 'rocecc help')\n",
+		cli_prog, obj);
+	return CLI_EXIT_USAGE;
 }
 
 int usage_error(const char *fmt, ...)
@@ -203,6 +249,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return CLI_EXIT_OK;
 	}
+	if (argc == 3 && !strcmp(argv[2], "help"))
+		return usage_obj(argv[1]);
 	if (cli_matches(argv[1], "latency")) {
 		struct cli_latency_opts lo = { .json = c.json, .pretty = c.pretty };
 

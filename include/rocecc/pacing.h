@@ -24,15 +24,16 @@
  * previous AckReq packet (whose ACK re-armed the timer), or after it was
  * handed over if the flow was quiet; a packet held longer times out
  * although nothing was lost (64 KB messages paced at 4 Mb/s take 130 ms,
- * longer than timeout 14's 67 ms). The flow keeps ack_ref, the departure
- * time of its last AckReq packet, and no packet may leave later than
- * ack_ref + budget; ack_ref is taken as `now` once it is older than the
- * budget (the timer is then armed afresh by this packet). Every packet is
- * capped, not only AckReq ones, so departure times stay monotonic: fq
- * never reorders a QP's packets (a reordered PSN would be a NAK). No
- * packet is held longer than max_delay either (the qdisc's horizon). When
- * a cap binds the packet leaves at the cap and the flow runs faster than
- * its DCQCN rate (ROCECC_PACE_CAPPED): the timeout wins over the rate.
+ * longer than timeout 14's 67 ms; docs/design.md §6.4). The flow keeps
+ * ack_ref, the departure time of its last AckReq packet, and no packet
+ * may leave later than ack_ref + budget; ack_ref is taken as `now` once
+ * it is older than the budget (the timer is then armed afresh by this
+ * packet). Every packet is capped, not only AckReq ones, so departure
+ * times stay monotonic: fq never reorders a QP's packets (a reordered PSN
+ * would be a NAK). No packet is held longer than max_delay either (the
+ * qdisc's horizon). When a cap binds the packet leaves at the cap and
+ * the flow runs faster than its DCQCN rate (ROCECC_PACE_CAPPED): the
+ * timeout wins over the rate.
  * Finally no packet leaves before the previous one, also when the budget
  * shrank in between (a QP's timeout became known).
  *

@@ -57,7 +57,7 @@
 # XOFF (pfcswitch runs tc to stall the port, up to 0.3 s) and from the
 # watchdog's decision to the event; 0.2 to 1.2 s seen; on real hardware
 # ~100).
-# Run: flock /work/vm.lock selftests/vm/run selftests/vm/t_pfc_storm.t
+# Run: selftests/vm/run selftests/vm/t_pfc_storm.t
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$top/selftests/vm/lib
