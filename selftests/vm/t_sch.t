@@ -243,7 +243,7 @@ else
 		"... before the pause ends" "a short XOFF expires by itself" \
 		"tx_pauses" "detach"; do
 		TAP_N=$((TAP_N + 1))
-		echo "ok $TAP_N - $d # SKIP needs the PFC receive side (kmod/dcb.c)"
+		echo "ok $TAP_N - $d # SKIP needs the PFC receive side (kmod/pfc_rx.c)"
 	done
 fi
 
