@@ -7,13 +7,16 @@
  * Files
  * -----
  *  dp.c     module parameters, init/exit, attach/detach of a device, the
- *	     periodic maintenance work, the fq qdisc check
+ *	     periodic maintenance work
  *  hooks.c  the four netfilter hooks (IPv4/IPv6 POST_ROUTING and LOCAL_IN):
  *	     classification with the shared parser, ECT(0) marking
  *  flow.c   the flow table, the genetlink flow dump and the flow events
  *	     (FLOW_CREATED, FLOW_EXPIRED)
  *  rp.c     reaction point: byte counting, EDT pacing with the QP's
- *	     timeout budget, the reaction to a CNP
+ *	     timeout budget (the arithmetic: rocecc/pacing.h), the reaction
+ *	     to a CNP
+ *  fq.c     does a device pace: the fq qdisc check at attach and in the
+ *	     maintenance work
  *  np.c     notification point: the CNP decision, CNP construction and
  *	     transmission, the end-of-window timer
  *  qp.c     local QPN -> (remote QPN, remote address, timeout) cache,
@@ -162,6 +165,11 @@ struct rocecc_flow *rocecc_flow_lookup(const struct rocecc_flow_key *key,
 struct rocecc_flow *rocecc_flow_get(struct rocecc_dev *rdev,
 				    const struct rocecc_flow_key *key,
 				    const struct rocecc_params *p);
+struct rocecc_qp;
+struct rocecc_flow *rocecc_flow_of_qp(struct rocecc_dev *rdev,
+				      const struct rocecc_qp *e,
+				      const struct rocecc_params *p,
+				      bool create, bool fresh);
 void rocecc_flow_flush(const struct rocecc_dev *owner, bool all);
 void rocecc_flow_gc(void);
 void rocecc_flow_sync_params(struct rocecc_flow *f,
@@ -241,6 +249,9 @@ void rocecc_rp_cnp(struct rocecc_dev *rdev, const struct rocecc_params *p,
 		   struct rocecc_flow *f, u64 now);
 void rocecc_rp_set_budget(struct rocecc_flow *f, u32 lqpn,
 			  const struct rocecc_qp *e);
+
+/* --- does a device pace (fq.c) ------------------------------------------- */
+
 int rocecc_pace_check(struct net_device *netdev, bool strict,
 		      struct netlink_ext_ack *extack);
 

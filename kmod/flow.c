@@ -215,6 +215,36 @@ struct rocecc_flow *rocecc_flow_get(struct rocecc_dev *rdev,
 }
 
 /*
+ * The flow of resolved QP entry @e on @rdev (its remote QP and address):
+ * found, or with @create created, and given the QP's pacing budget if it
+ * does not have it yet, or with @fresh in any case (the resolver's new
+ * answer, which may carry a new timeout). What the CE path, the CNP path
+ * and the resolver share. Under rcu_read_lock(), any context. NULL if
+ * there is no such flow, or no room for it.
+ */
+struct rocecc_flow *rocecc_flow_of_qp(struct rocecc_dev *rdev,
+				      const struct rocecc_qp *e,
+				      const struct rocecc_params *p,
+				      bool create, bool fresh)
+{
+	struct rocecc_flow_key key;
+	struct rocecc_flow *f;
+
+	memset(&key, 0, sizeof(key));
+	memcpy(key.raddr, e->raddr, 16);
+	key.rqpn = e->rqpn;
+	key.ifindex = rdev->ifindex;
+	f = create ? rocecc_flow_get(rdev, &key, p) :
+		     rocecc_flow_lookup(&key, rdev);
+	if (f && (fresh || !READ_ONCE(f->budget_known))) {
+		spin_lock_bh(&f->lock);
+		rocecc_rp_set_budget(f, e->lqpn, e);
+		spin_unlock_bh(&f->lock);
+	}
+	return f;
+}
+
+/*
  * Unhash @f and put it on the list @reap. Caller holds rocecc_flow_lock
  * (BHs off). Marked dead under its lock first, so that nobody arms its
  * timer again.

@@ -24,7 +24,7 @@
  *      counted (resolver_miss, rp_cnp_ignored), queued for resolution,
  *      and consumed as well.
  *    - Any other RoCE packet of a PFC-enabled priority is counted in the
- *      device's receive occupancy until rxe frees it (dcb.c).
+ *      device's receive occupancy until rxe frees it (pfc_gen.c).
  *    - A CE-marked RC/UC packet for local QP l: the NP of l's flow. If l
  *      is not resolved yet the mark is remembered in the QP entry and the
  *      resolver sends its CNP. Every CE-marked RoCE packet counts in
@@ -237,7 +237,6 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 static void rocecc_in_cnp(struct rocecc_dev *rdev, u32 lqpn)
 {
 	const struct rocecc_params *p = rocecc_dev_params_rcu(rdev);
-	struct rocecc_flow_key key;
 	struct rocecc_flow *f;
 	struct rocecc_qp *e;
 
@@ -247,21 +246,12 @@ static void rocecc_in_cnp(struct rocecc_dev *rdev, u32 lqpn)
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RP_CNP_IGNORED);
 		return;
 	}
-	memset(&key, 0, sizeof(key));
-	memcpy(key.raddr, e->raddr, 16);
-	key.rqpn = e->rqpn;
-	key.ifindex = rdev->ifindex;
-	f = rocecc_flow_get(rdev, &key, p);
+	f = rocecc_flow_of_qp(rdev, e, p, true, false);
 	if (!f) {
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RP_CNP_IGNORED);
 		return;
 	}
 	rocecc_flow_touch(f);
-	if (!READ_ONCE(f->budget_known)) {
-		spin_lock_bh(&f->lock);
-		rocecc_rp_set_budget(f, lqpn, e);
-		spin_unlock_bh(&f->lock);
-	}
 	rocecc_rp_cnp(rdev, p, f, rocecc_now());
 }
 
@@ -269,7 +259,6 @@ static void rocecc_in_cnp(struct rocecc_dev *rdev, u32 lqpn)
 static void rocecc_in_ce(struct rocecc_dev *rdev, const struct rocecc_pkt *pkt)
 {
 	const struct rocecc_params *p = rocecc_dev_params_rcu(rdev);
-	struct rocecc_flow_key key;
 	struct rocecc_np_addr a;
 	struct rocecc_flow *f;
 	struct rocecc_qp *e;
@@ -290,19 +279,10 @@ static void rocecc_in_ce(struct rocecc_dev *rdev, const struct rocecc_pkt *pkt)
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RESOLVER_MISS);
 		return;
 	}
-	memset(&key, 0, sizeof(key));
-	memcpy(key.raddr, e->raddr, 16);
-	key.rqpn = e->rqpn;
-	key.ifindex = rdev->ifindex;
-	f = rocecc_flow_get(rdev, &key, p);
+	f = rocecc_flow_of_qp(rdev, e, p, true, false);
 	if (!f)
 		return;
 	rocecc_flow_touch(f);
-	if (!READ_ONCE(f->budget_known)) {
-		spin_lock_bh(&f->lock);
-		rocecc_rp_set_budget(f, e->lqpn, e);
-		spin_unlock_bh(&f->lock);
-	}
 	a.family = pkt->family;
 	a.sport = pkt->sport;
 	memcpy(a.laddr, pkt->daddr, 16);
@@ -336,7 +316,7 @@ static unsigned int rocecc_hook_in(void *priv, struct sk_buff *skb,
 		return NF_STOLEN;
 	}
 
-	/* Host occupancy for software PFC, until rxe frees the skb (dcb.c). */
+	/* Host occupancy for software PFC, until rxe frees the skb (pfc_gen.c). */
 	rocecc_dcb_rx(rdev, skb, pkt.dscp, plen);
 
 	if (pkt.ecn != ROCECC_ECN_CE)

@@ -4,11 +4,12 @@
  *
  * Module entry points. Load order: the default parameter set, its sysctl
  * directory, the netdevice notifier, the datapath (flow table, QP cache,
- * netfilter hooks, ib_client: dp.c), software DCB/PFC (dcb.c), the
- * "rocecc" qdisc (sch.c), and last the generic netlink family, so that
- * nothing can attach a device before everything it needs exists. Unload
- * runs in reverse: the family goes first (no new attach, no more requests
- * in flight), then the qdisc is unregistered (none exists: each holds a
+ * netfilter hooks, ib_client: dp.c), software DCB/PFC (dcb.c: PFC
+ * generation, pfc_gen.c, then reception, pfc_rx.c), the "rocecc" qdisc
+ * (sch.c), and last the generic netlink family, so that nothing can
+ * attach a device before everything it needs exists. Unload runs in
+ * reverse: the family goes first (no new attach, no more requests in
+ * flight), then the qdisc is unregistered (none exists: each holds a
  * module reference, so rmmod fails with EBUSY while one does), then every
  * device is detached, then the datapath stops, then PFC (it waits for
  * received packets still counted in a device's occupancy), then the

@@ -318,22 +318,22 @@ out_dev:
 /* After @e resolved: the budget to its flow, and a pending CE's CNP. */
 static void rocecc_qp_resolved_fixup(struct rocecc_qp *e)
 {
-	struct rocecc_flow_key key = { .rqpn = e->rqpn, .ifindex = e->ifindex };
 	const struct rocecc_params *p;
 	struct rocecc_np_addr a;
 	struct rocecc_dev *rdev;
 	struct rocecc_flow *f;
-	u32 ce;
+	bool ce;
 
 	spin_lock_bh(&e->lock);
-	ce = e->ce_pending;
+	ce = e->ce_pending != 0;
 	e->ce_pending = 0;
 	a.family = e->ce_family;
 	a.sport = e->ce_sport;
 	memcpy(a.laddr, e->ce_laddr, 16);
 	memcpy(a.raddr, e->ce_raddr, 16);
 	spin_unlock_bh(&e->lock);
-	memcpy(key.raddr, e->raddr, 16);
+	/* Only a CE mark from the QP's remote creates its flow. */
+	ce = ce && !memcmp(a.raddr, e->raddr, 16);
 
 	local_bh_disable();
 	rcu_read_lock();
@@ -341,18 +341,11 @@ static void rocecc_qp_resolved_fixup(struct rocecc_qp *e)
 	if (!rdev || rdev != e->owner)
 		goto out;
 	p = rocecc_dev_params_rcu(rdev);
-	if (ce && !memcmp(a.raddr, e->raddr, 16))
-		f = rocecc_flow_get(rdev, &key, p);
-	else
-		f = rocecc_flow_lookup(&key, rdev);
+	f = rocecc_flow_of_qp(rdev, e, p, ce, true);
 	if (!f)
 		goto out;
-	spin_lock(&f->lock);
-	rocecc_rp_set_budget(f, e->lqpn, e);
-	spin_unlock(&f->lock);
 	/* The first CE of a new flow: answered now, counted once. */
-	if (ce && !memcmp(a.raddr, e->raddr, 16) &&
-	    rocecc_np_ce(rdev, p, f, &a, rocecc_now()))
+	if (ce && rocecc_np_ce(rdev, p, f, &a, rocecc_now()))
 		atomic64_inc(&rocecc_dp_objs.cnp_resolver);
 out:
 	rcu_read_unlock();

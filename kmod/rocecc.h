@@ -3,6 +3,19 @@
  * rocecc.ko internal interfaces: attached devices, their parameters and
  * counters, and the control plane (generic netlink, sysctl) around them.
  *
+ * Files
+ * -----
+ *  main.c     module init and exit: the order of everything below
+ *  dev.c      attach, detach, rename of devices; the netdevice notifier
+ *  params.c   parameter sets: the default one and each device's
+ *  sysctl.c   net.rocecc.<dev>.* and net.rocecc.default.*
+ *  genl.c     the generic netlink family: commands and events
+ *  dcb.c      software DCB: the DCB object (dcb.h) and DCB netlink ops
+ *  pfc_rx.c   PFC frames received: indications, pausing the qdisc
+ *  pfc_gen.c  receive occupancy and the PFC frames sent from it
+ *  sch.c      the "rocecc" qdisc: one band per priority, paused by PFC
+ *  the datapath (hooks, flows, RP, NP, QP cache): dp.h
+ *
  * Locking and lifetime
  * --------------------
  * rocecc_lock (one mutex) serialises every control-plane change: attach,
@@ -105,7 +118,7 @@ struct rocecc_dev {
 	struct rocecc_pcpu_ctrs __percpu *ctrs;
 	struct rocecc_dp_dev		dp;		/* datapath state, dp.h */
 	/*
-	 * Software DCB and PFC (dcb.c): set before the device is published,
+	 * Software DCB and PFC (dcb.h): set before the device is published,
 	 * constant; the device holds one reference, dropped when it is freed
 	 * (after a grace period).
 	 */
@@ -195,7 +208,8 @@ void rocecc_dev_read_ctrs(const struct rocecc_dev *rdev,
 int rocecc_dev_init(void);
 void rocecc_dev_exit(void);
 
-/* Parameter sets: @rdev NULL means the default set. */
+/* --- params.c: parameter sets; @rdev NULL means the default set ----------- */
+
 const struct rocecc_params *rocecc_params_locked(struct rocecc_dev *rdev);
 void rocecc_params_read(struct rocecc_dev *rdev, struct rocecc_params *out);
 int rocecc_params_commit(struct rocecc_dev *rdev,
@@ -215,7 +229,7 @@ void rocecc_sysctl_unregister(struct ctl_table_header *hdr,
 int rocecc_sysctl_init(void);
 void rocecc_sysctl_exit(void);
 
-/* --- dcb.c ---------------------------------------------------------------- */
+/* --- dcb.c, pfc_rx.c, pfc_gen.c: software DCB and PFC (dcb.h) ------------ */
 
 int rocecc_dcb_attach(struct rocecc_dev *rdev, struct net_device *netdev);
 void rocecc_dcb_publish(struct rocecc_dev *rdev, struct net_device *netdev);
@@ -263,7 +277,7 @@ struct rocecc_sch_stats {
 };
 
 /*
- * For the receive side (dcb.c), from softirq under rcu_read_lock(), no
+ * For the receive side (pfc_rx.c), from softirq under rcu_read_lock(), no
  * lock: pause priority @prio of @dev until @until_ns (ktime_get_ns()), or
  * resume it now (@until_ns 0); the newest frame wins. 0, or -ENOENT when
  * @dev's root qdisc is not a rocecc qdisc (not enforced), -EINVAL for a

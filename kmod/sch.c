@@ -9,7 +9,7 @@
  * A classful qdisc without options. Eight bands, one per 802.1p priority:
  * class X:(p + 1) is priority p, and its child qdisc (pfifo by default,
  * graftable: fq under the lossless band) holds the packets of p. The
- * receive side (dcb.c) parses PFC frames and calls rocecc_sch_pause(); a
+ * receive side (pfc_rx.c) parses PFC frames and calls rocecc_sch_pause(); a
  * paused band is not dequeued until its pause ends or an XON comes.
  *
  * Classification: MAC control frames (ETH_P_PAUSE) go to a small internal

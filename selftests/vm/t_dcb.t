@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Software DCB and PFC (kmod/dcb.c) on veths, which have no DCB ops, with
-# iproute2's own dcb tool:
+# Software DCB and PFC (kmod/dcb.c, pfc_rx.c, pfc_gen.c) on veths, which
+# have no DCB ops, with iproute2's own dcb tool:
 #  - attach installs DCB ops: "dcb pfc show", "dcb pfc set", "dcb buffer
 #    show/set" work and read back; bad buffer sizes are refused and the
 #    kernel log names the device; detach removes the ops again;
