@@ -22,7 +22,8 @@
  *      consumed, not dropped): rxe would drop opcode 0x81 anyway, silently
  *      and after linearizing it. A CNP whose QP is not (yet) resolved is
  *      counted (resolver_miss, rp_cnp_ignored), queued for resolution,
- *      and consumed as well.
+ *      and consumed as well; so is one whose source is not l's remote
+ *      address (rp_cnp_spoofed, rp_cnp_ignored).
  *    - Any other RoCE packet of a PFC-enabled priority is counted in the
  *      device's receive occupancy until rxe frees it (pfc_gen.c).
  *    - A CE-marked RC/UC packet for local QP l: the NP of l's flow. If l
@@ -233,16 +234,27 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	return NF_ACCEPT;
 }
 
-/* A CNP for local QP @lqpn arrived on @rdev. */
-static void rocecc_in_cnp(struct rocecc_dev *rdev, u32 lqpn)
+/*
+ * A CNP @pkt for local QP l arrived on @rdev. Only l's remote may slow l
+ * down: rxe QPNs are small and sequential, so any host that can reach us
+ * could otherwise throttle every local QP with CNPs for QPNs 17, 18, ...
+ * A CNP carries no source QPN, so its source address is what is checked;
+ * one from elsewhere is counted (rp_cnp_spoofed) and ignored.
+ */
+static void rocecc_in_cnp(struct rocecc_dev *rdev, const struct rocecc_pkt *pkt)
 {
 	const struct rocecc_params *p = rocecc_dev_params_rcu(rdev);
 	struct rocecc_flow *f;
 	struct rocecc_qp *e;
 
-	e = rocecc_qp_lookup(rdev, lqpn, true);
+	e = rocecc_qp_lookup(rdev, pkt->bth.dest_qp, true);
 	if (!e || !rocecc_qp_resolved(e)) {
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RESOLVER_MISS);
+		rocecc_ctr_inc(rdev, ROCECC_CTR_RP_CNP_IGNORED);
+		return;
+	}
+	if (memcmp(e->raddr, pkt->saddr, 16)) {
+		rocecc_ctr_inc(rdev, ROCECC_CTR_RP_CNP_SPOOFED);
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RP_CNP_IGNORED);
 		return;
 	}
@@ -311,7 +323,7 @@ static unsigned int rocecc_hook_in(void *priv, struct sk_buff *skb,
 			rocecc_ctr_inc(rdev, ROCECC_CTR_MALFORMED);
 			return NF_ACCEPT;
 		}
-		rocecc_in_cnp(rdev, pkt.bth.dest_qp);
+		rocecc_in_cnp(rdev, &pkt);
 		consume_skb(skb);
 		return NF_STOLEN;
 	}

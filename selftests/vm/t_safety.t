@@ -6,6 +6,8 @@
 #    length wrong, pad too long, CNP with a bad ICRC; IPv4 and IPv6) are
 #    counted and passed untouched, in and out; valid CNPs for unknown QPs
 #    are counted and consumed;
+#  - valid CNPs for a flow's QP from an address other than its remote's
+#    (IPv4 and IPv6) are counted (rp_cnp_spoofed) and leave it alone;
 #  - a flood of valid CNPs cannot push a flow below rp_min_rate, and the
 #    flow recovers afterwards;
 #  - flow events: a flow's FLOW_CREATED (its key, as flow show gives it)
@@ -75,9 +77,12 @@ m1=$(dstat 1 malformed)
 read -r ind0 ine0 < <(udp4)
 mac_h1=$(cat /sys/class/net/veth1/address)
 mac_s1=$(ip netns exec "$TOPO_NS" cat /sys/class/net/swp1/address)
-inject() {	# FAMILY CASE COUNT [QPN]: frames from host 2 arriving at veth1
+# FAMILY CASE COUNT [QPN]: frames from host 2 (or from address $SRC)
+# arriving at veth1
+inject() {
 	local s d
 	if [ "$1" = 6 ]; then s=$(topo_ip6 2) d=$(topo_ip6 1); else s=$(topo_ip 2) d=$(topo_ip 1); fi
+	s=${SRC:-$s}
 	ip netns exec "$TOPO_NS" $INJ link swp1 "$mac_s1" "$mac_h1" "$s" "$d" "$2" "$3" ${4:+"$4"}
 }
 n=20
@@ -153,6 +158,29 @@ _topo_sleep 2
 lqpn=$(dp_flow_json veth1 | jq -r '[.[] | select(.packets > 0)] | last | .lqpn')
 [ -n "$lqpn" ] && [ "$lqpn" != null ]
 tap_ok $? "the flow's local QPN: $lqpn" || lqpn=0x11
+
+# Spoofed first: valid CNPs for the flow's QP from a third address (IPv4
+# 10.0.0.3, IPv6 fd00::3), which is not the QP's remote. Each one would
+# cut (the same setting as the flood below, which shows that valid CNPs
+# from the remote do); they must be counted and leave the flow alone.
+fsp='[.[] | select(.packets > 0)] | last | {rate_kbps, cnp_handled, cnp_ignored, cuts}'
+sp0=$(dstat 1 rp_cnp_spoofed) hs0=$(dstat 1 rp_cnp_handled)
+before=$(dp_flow_json veth1 | jq -c "$fsp")
+SRC=10.0.0.3 inject 4 cnp 3000 "$lqpn"
+SRC=fd00::3 inject 6 cnp 1000 "$lqpn"
+_topo_sleep 0.5
+after=$(dp_flow_json veth1 | jq -c "$fsp")
+tap_diag "flow before the spoofed CNPs: $before"
+tap_diag "flow after them:              $after"
+tap_cmp "$(($(dstat 1 rp_cnp_spoofed) - sp0))" -eq 4000 "4000 CNPs for QP $lqpn from 10.0.0.3 and fd00::3: rp_cnp_spoofed +4000"
+# The remote's own CNPs are rare at 2 Mb/s through 10 Mb/s; 4000 taken
+# would show in the thousands, and take the rate to the floor.
+got=$(jq -n --argjson a "$before" --argjson b "$after" \
+	'($b.cnp_handled + $b.cnp_ignored) - ($a.cnp_handled + $a.cnp_ignored)' 2>/dev/null)
+tap_cmp "${got:-4000}" -lt 50 "... the flow took none of them (its CNPs +${got:-?})"
+tap_cmp "$(($(dstat 1 rp_cnp_handled) - hs0))" -lt 50 "... rp_cnp_handled +$(($(dstat 1 rp_cnp_handled) - hs0))"
+tap_cmp "$(jq -r '.rate_kbps // 0' <<<"${after:-null}")" -gt 1000 "... and its rate stays above the floor"
+
 h0=$(dstat 1 rp_cnp_handled) i0=$(dstat 1 rp_cnp_ignored)
 inject 4 cnp 20000 "$lqpn" &
 flood=$!

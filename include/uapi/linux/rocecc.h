@@ -221,6 +221,11 @@ enum rocecc_stat {
 	ROCECC_STAT_PACING_CAPPED,
 	/* RoCEv2 packets sent Not-ECT and marked ECT(0) */
 	ROCECC_STAT_ECT_MARKED,
+	/*
+	 * CNPs for a local QP whose source address is not the QP's remote
+	 * address: ignored (also counted in ROCECC_STAT_RP_CNP_IGNORED)
+	 */
+	ROCECC_STAT_RP_CNP_SPOOFED,
 
 	__ROCECC_STAT_MAX,
 	ROCECC_STAT_MAX = __ROCECC_STAT_MAX - 1
@@ -437,7 +442,7 @@ enum rocecc_pfc_prio_attr {
  *    ROCECC_A_DEV_IFINDEX: NLA_U32
  *    ROCECC_A_DEV_NAME: NLA_NUL_STRING
  *    ROCECC_A_STATS: NLA_NESTED
- *        ROCECC_STAT_NP_CNP_SENT ... ROCECC_STAT_ECT_MARKED: NLA_U64
+ *        ROCECC_STAT_NP_CNP_SENT ... ROCECC_STAT_RP_CNP_SPOOFED: NLA_U64
  *            (every enum rocecc_stat from ROCECC_STAT_NP_CNP_SENT on)
  *    ROCECC_A_DEV_SW_DCB: NLA_U8
  *    [ROCECC_A_PFC]: NLA_NESTED                  (only if DEV_SW_DCB is 1)
