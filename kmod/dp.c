@@ -41,6 +41,11 @@ unsigned int rocecc_qp_max = 16384;
 module_param_named(qp_max, rocecc_qp_max, uint, 0644);
 MODULE_PARM_DESC(qp_max, "most local QPs in the resolver cache (default 16384)");
 
+unsigned int rocecc_qp_unresolved_max = 256;
+module_param_named(qp_unresolved_max, rocecc_qp_unresolved_max, uint, 0644);
+MODULE_PARM_DESC(qp_unresolved_max,
+		 "most QP cache entries waiting for resolution (or failed and retried) at once (default 256); a packet for another unresolved QP is counted in qp_cache_full");
+
 unsigned int rocecc_qp_revalidate_ms = 1000;
 module_param_named(qp_revalidate_ms, rocecc_qp_revalidate_ms, uint, 0644);
 MODULE_PARM_DESC(qp_revalidate_ms,
@@ -69,8 +74,9 @@ struct rocecc_dp_objs rocecc_dp_objs;
 static int rocecc_dp_objs_get(char *buf, const struct kernel_param *kp)
 {
 	return sysfs_emit(buf,
-			  "flows=%u flows_alloc=%lld flows_free=%lld qps_alloc=%lld qps_free=%lld cnp_tx=%lld cnp_tx_err=%lld cnp_resolver=%lld\n",
-			  rocecc_flow_count(),
+			  "flows=%u qps=%u qps_unresolved=%u flows_alloc=%lld flows_free=%lld qps_alloc=%lld qps_free=%lld cnp_tx=%lld cnp_tx_err=%lld cnp_resolver=%lld\n",
+			  rocecc_flow_count(), rocecc_qp_count(false),
+			  rocecc_qp_count(true),
 			  atomic64_read(&rocecc_dp_objs.flows_alloc),
 			  atomic64_read(&rocecc_dp_objs.flows_free),
 			  atomic64_read(&rocecc_dp_objs.qps_alloc),

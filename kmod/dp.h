@@ -94,6 +94,7 @@ struct rocecc_dp_dev {
 extern unsigned int rocecc_flow_max;
 extern unsigned int rocecc_flow_idle_ms;
 extern unsigned int rocecc_qp_max;
+extern unsigned int rocecc_qp_unresolved_max;
 extern unsigned int rocecc_qp_revalidate_ms;
 extern unsigned int rocecc_pacing_budget_pct;
 extern unsigned int rocecc_pacing_default_budget_us;
@@ -218,17 +219,27 @@ struct rocecc_qp {
 	struct rcu_head rcu;
 };
 
+/* What rocecc_qp_lookup() does on a miss. */
+enum rocecc_qp_create {
+	ROCECC_QP_FIND,		/* nothing */
+	/* create, for a QPN a received packet names: qp_unresolved_max */
+	ROCECC_QP_REMOTE,
+	/* create, for a QP rxe transmits on (known locally): qp_max only */
+	ROCECC_QP_LOCAL,
+};
+
 int rocecc_qp_init(void);
 void rocecc_qp_exit(void);
 int rocecc_qp_ib_register(void);
 void rocecc_qp_ib_unregister(void);
 struct rocecc_qp *rocecc_qp_lookup(struct rocecc_dev *rdev, u32 lqpn,
-				   bool create);
+				   enum rocecc_qp_create create);
 bool rocecc_qp_resolved(const struct rocecc_qp *e);
 void rocecc_qp_note_ce(struct rocecc_qp *e, u8 family, const u8 *laddr,
 		       const u8 *raddr, u16 sport);
 void rocecc_qp_flush(const struct rocecc_dev *owner, bool all);
 void rocecc_qp_gc(void);
+unsigned int rocecc_qp_count(bool unresolved);
 u64 rocecc_qp_budget_ns(u8 timeout);
 int rocecc_qp_find_ibdev(struct net_device *netdev, struct ib_device **ibdevp,
 			 struct netlink_ext_ack *extack);

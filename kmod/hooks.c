@@ -11,7 +11,9 @@
  *    their flow, keyed by (destination address, BTH destination QPN =
  *    remote QPN, device): RC and UC requests (SEND, WRITE, READ request,
  *    atomics) are counted and paced; RC READ responses are counted but
- *    not delayed (see rp.c); ACKs, UD and CNPs have no flow.
+ *    not delayed (see rp.c); ACKs, UD and CNPs have no flow, but the QP
+ *    of an ACK or UD packet gets its QP cache entry here (a QP known
+ *    locally: qp.c).
  *
  *  LOCAL_IN (ingress, after the filter table, before UDP hands the packet
  *    to rxe): RoCEv2 packets for local addresses that arrive on an
@@ -200,8 +202,17 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 		rocecc_ctr_inc(rdev, ROCECC_CTR_ECT_MARKED);
 
 	cls = rocecc_op_data_class(pkt.bth.opcode);
-	if (cls == ROCECC_DATA_NONE)
+	if (cls == ROCECC_DATA_NONE) {
+		/*
+		 * An ACK (or UD): its QP is local and real, so its cache
+		 * entry is made here, outside qp_unresolved_max, and a flood
+		 * of CE marks for made-up QPNs cannot keep it out (qp.c).
+		 */
+		tx.lqpn = rocecc_rxe_lqpn(skb, rdev);
+		if (tx.lqpn)
+			rocecc_qp_lookup(rdev, tx.lqpn, ROCECC_QP_LOCAL);
 		return NF_ACCEPT;
+	}
 
 	p = rocecc_dev_params_rcu(rdev);
 	memset(&key, 0, sizeof(key));
@@ -247,7 +258,7 @@ static void rocecc_in_cnp(struct rocecc_dev *rdev, const struct rocecc_pkt *pkt)
 	struct rocecc_flow *f;
 	struct rocecc_qp *e;
 
-	e = rocecc_qp_lookup(rdev, pkt->bth.dest_qp, true);
+	e = rocecc_qp_lookup(rdev, pkt->bth.dest_qp, ROCECC_QP_REMOTE);
 	if (!e || !rocecc_qp_resolved(e)) {
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RESOLVER_MISS);
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RP_CNP_IGNORED);
@@ -275,7 +286,7 @@ static void rocecc_in_ce(struct rocecc_dev *rdev, const struct rocecc_pkt *pkt)
 	struct rocecc_flow *f;
 	struct rocecc_qp *e;
 
-	e = rocecc_qp_lookup(rdev, pkt->bth.dest_qp, true);
+	e = rocecc_qp_lookup(rdev, pkt->bth.dest_qp, ROCECC_QP_REMOTE);
 	if (!e) {
 		rocecc_ctr_inc(rdev, ROCECC_CTR_RESOLVER_MISS);
 		return;

@@ -9,9 +9,10 @@
  *
  *  - The datapath (softirq or rxe's tasks) looks entries up under RCU and,
  *    on a miss, inserts an empty PENDING entry and queues it for the
- *    resolver. It never calls into ib_core: rdma_restrack_get_byid() takes
- *    a spinlock that process context holds with BHs on, and rxe's
- *    query_qp may reschedule.
+ *    resolver: for the QPN a received CE mark or CNP names, and for the
+ *    QP of every packet rxe sends (rp.c, hooks.c). It never calls into
+ *    ib_core: rdma_restrack_get_byid() takes a spinlock that process
+ *    context holds with BHs on, and rxe's query_qp may reschedule.
  *  - The resolver (a work item, process context) asks ib_core:
  *    ib_device_get_by_netdev(RDMA_DRIVER_RXE), rdma_restrack_get_byid(QP),
  *    ib_query_qp(), rdma_restrack_put(), ib_device_put(). It fills the
@@ -35,6 +36,21 @@
  * Entries are reference counted (the table and the resolver queue); the
  * last put frees them after a grace period. At most qp_max entries exist;
  * beyond that, misses are only counted.
+ *
+ * Remote packets create entries: every CE mark and CNP names a local QPN,
+ * and any host can name any QPN. So an entry that is not resolved
+ * (PENDING or FAILED) counts against a small budget, qp_unresolved_max,
+ * besides qp_max; a miss beyond it creates nothing (counted in
+ * qp_cache_full, and the packet as a resolver_miss). An entry whose QPN
+ * the RDMA core does not know (or whose netdev has no rxe device) is
+ * dropped as soon as the resolver has asked, so unknown QPNs hold budget
+ * only while they wait for the resolver, not for flow_idle_ms: a flood of
+ * random QPNs costs a bounded number of allocations and queries and
+ * cannot fill the cache that real QPs need. Entries for the QPs rxe
+ * transmits on are known to be real and are made outside that budget, so
+ * a QP that sends (data, or ACKs of what it receives) gets its entry
+ * whatever a flood holds. FAILED entries of QPs that exist (not
+ * connected yet, UD) stay and are asked again.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -57,6 +73,8 @@
 static struct hlist_head rocecc_qp_tbl[1 << ROCECC_QP_HASH_BITS];
 static DEFINE_SPINLOCK(rocecc_qp_lock);		/* the table */
 static atomic_t rocecc_qp_total = ATOMIC_INIT(0);
+/* Entries hashed and not ROCECC_QP_OK; changes under rocecc_qp_lock. */
+static atomic_t rocecc_qp_unresolved = ATOMIC_INIT(0);
 static u32 rocecc_qp_seed;
 
 static LIST_HEAD(rocecc_qp_queue_list);
@@ -104,7 +122,40 @@ static void rocecc_qp_kill(struct rocecc_qp *e)
 	hlist_del_rcu(&e->node);
 	e->hashed = false;
 	atomic_dec(&rocecc_qp_total);
+	if (e->state != ROCECC_QP_OK)
+		atomic_dec(&rocecc_qp_unresolved);
 	rocecc_qp_put(e);
+}
+
+/*
+ * Take a place for a new entry: one of qp_max, and, for a QPN named by a
+ * received packet (@create ROCECC_QP_REMOTE), one of qp_unresolved_max
+ * (entries of QPs rxe transmits on are counted there but never refused:
+ * they are real local QPs, at most as many as exist). False (nothing
+ * taken, the refusal counted) when a limit is reached.
+ */
+static bool rocecc_qp_reserve(struct rocecc_dev *rdev,
+			      enum rocecc_qp_create create)
+{
+	if (atomic_inc_return(&rocecc_qp_total) > READ_ONCE(rocecc_qp_max))
+		goto full_total;
+	if (atomic_inc_return(&rocecc_qp_unresolved) >
+	    READ_ONCE(rocecc_qp_unresolved_max) && create == ROCECC_QP_REMOTE)
+		goto full_unresolved;
+	return true;
+
+full_unresolved:
+	atomic_dec(&rocecc_qp_unresolved);
+full_total:
+	atomic_dec(&rocecc_qp_total);
+	rocecc_ctr_inc(rdev, ROCECC_CTR_QP_CACHE_FULL);
+	return false;
+}
+
+static void rocecc_qp_unreserve(void)
+{
+	atomic_dec(&rocecc_qp_unresolved);
+	atomic_dec(&rocecc_qp_total);
 }
 
 static struct rocecc_qp *rocecc_qp_find(const struct rocecc_dev *rdev,
@@ -131,12 +182,13 @@ bool rocecc_qp_resolved(const struct rocecc_qp *e)
 
 /*
  * The entry of local QP @lqpn on @rdev, under rcu_read_lock(), any
- * context. With @create, a missing entry is created and queued, and a
- * FAILED one is queued again if it was last tried long enough ago. The
- * entry returned may still be unresolved (rocecc_qp_resolved()).
+ * context. Unless @create is ROCECC_QP_FIND, a missing entry is created
+ * and queued if there is room (rocecc_qp_reserve()), and a FAILED one is
+ * queued again if it was last tried long enough ago. The entry returned
+ * may still be unresolved (rocecc_qp_resolved()).
  */
 struct rocecc_qp *rocecc_qp_lookup(struct rocecc_dev *rdev, u32 lqpn,
-				   bool create)
+				   enum rocecc_qp_create create)
 {
 	struct rocecc_qp *e, *old;
 	unsigned long now = jiffies;
@@ -145,23 +197,26 @@ struct rocecc_qp *rocecc_qp_lookup(struct rocecc_dev *rdev, u32 lqpn,
 	if (e) {
 		if (READ_ONCE(e->last_used) != now)
 			WRITE_ONCE(e->last_used, now);
-		if (create && READ_ONCE(e->state) == ROCECC_QP_FAILED &&
+		if (create != ROCECC_QP_FIND &&
+		    READ_ONCE(e->state) == ROCECC_QP_FAILED &&
 		    time_after(now, READ_ONCE(e->checked) +
 			       msecs_to_jiffies(ROCECC_QP_RETRY_MS)))
 			rocecc_qp_queue(e);
 		return e;
 	}
-	if (!create)
+	if (create == ROCECC_QP_FIND)
 		return NULL;
 
-	if (atomic_inc_return(&rocecc_qp_total) > READ_ONCE(rocecc_qp_max)) {
-		atomic_dec(&rocecc_qp_total);
+	if (!rocecc_qp_reserve(rdev, create))
 		return NULL;
-	}
-	/* One small object per local QP seen; any context. */
+	/*
+	 * One small object per local QP named by a packet; any context.
+	 * Bounded by rocecc_qp_reserve(): at most qp_unresolved_max wait
+	 * for the resolver at any time, however many QPNs a flood names.
+	 */
 	e = kzalloc(sizeof(*e), GFP_ATOMIC);
 	if (!e) {
-		atomic_dec(&rocecc_qp_total);
+		rocecc_qp_unreserve();
 		return NULL;
 	}
 	atomic64_inc(&rocecc_dp_objs.qps_alloc);
@@ -179,7 +234,7 @@ struct rocecc_qp *rocecc_qp_lookup(struct rocecc_dev *rdev, u32 lqpn,
 	old = rocecc_qp_find(rdev, lqpn);
 	if (old) {
 		spin_unlock_bh(&rocecc_qp_lock);
-		atomic_dec(&rocecc_qp_total);
+		rocecc_qp_unreserve();
 		kfree(e);
 		atomic64_inc(&rocecc_dp_objs.qps_free);
 		return old;
@@ -358,13 +413,20 @@ static void rocecc_qp_resolve(struct rocecc_qp *e, struct rocecc_qp_scratch *s)
 	bool fresh = false;
 	int err;
 
-	err = rocecc_qp_query(e->ifindex, e->lqpn, &qi, s);
+	/* Without scratch memory: failed, asked again later (not lost). */
+	err = s ? rocecc_qp_query(e->ifindex, e->lqpn, &qi, s) : -ENOMEM;
 
 	spin_lock_bh(&rocecc_qp_lock);
 	if (!e->hashed)
 		goto out;
 	if (e->state == ROCECC_QP_OK) {
-		/* Revalidation: the fields are immutable; drop on change. */
+		/*
+		 * Revalidation: the fields are immutable; drop on change.
+		 * Out of memory says nothing about the QP: asked again at
+		 * the next round.
+		 */
+		if (err == -ENOMEM)
+			goto out;
 		if (err || qi.rqpn != e->rqpn || qi.timeout != e->timeout ||
 		    memcmp(qi.raddr, e->raddr, 16) || qi.ibqp != e->ibqp)
 			rocecc_qp_kill(e);
@@ -373,6 +435,11 @@ static void rocecc_qp_resolve(struct rocecc_qp *e, struct rocecc_qp_scratch *s)
 		goto out;
 	}
 	WRITE_ONCE(e->checked, jiffies);
+	if (err == -ENOENT || err == -ENODEV) {
+		/* No such QP here: its budget goes back at once (see top). */
+		rocecc_qp_kill(e);
+		goto out;
+	}
 	if (err) {
 		WRITE_ONCE(e->state, ROCECC_QP_FAILED);
 		goto out;
@@ -386,6 +453,7 @@ static void rocecc_qp_resolve(struct rocecc_qp *e, struct rocecc_qp_scratch *s)
 	e->budget_ns = rocecc_qp_budget_ns(qi.timeout);
 	/* Publish: readers that see OK see the fields above. */
 	smp_store_release(&e->state, ROCECC_QP_OK);
+	atomic_dec(&rocecc_qp_unresolved);
 	fresh = true;
 out:
 	spin_unlock_bh(&rocecc_qp_lock);
@@ -419,11 +487,13 @@ static void rocecc_qp_work_fn(struct work_struct *work)
 	struct rocecc_qp_scratch *s;
 	struct rocecc_qp *e;
 
-	/* ib_qp_attr and ib_qp_init_attr: about 400 bytes, off the stack. */
+	/*
+	 * ib_qp_attr and ib_qp_init_attr: about 400 bytes, off the stack.
+	 * Without them every entry is resolved as failed (retried).
+	 */
 	s = kmalloc(sizeof(*s), GFP_KERNEL);
 	while ((e = rocecc_qp_dequeue())) {
-		if (s)
-			rocecc_qp_resolve(e, s);
+		rocecc_qp_resolve(e, s);
 		rocecc_qp_put(e);
 		cond_resched();
 	}
@@ -475,6 +545,13 @@ void rocecc_qp_gc(void)
 		}
 	}
 	spin_unlock_bh(&rocecc_qp_lock);
+}
+
+/* Entries in the cache now, or those of them not resolved (@unresolved). */
+unsigned int rocecc_qp_count(bool unresolved)
+{
+	return atomic_read(unresolved ? &rocecc_qp_unresolved :
+			   &rocecc_qp_total);
 }
 
 /* --- ib_client -------------------------------------------------------------- */

@@ -81,7 +81,7 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 	/* The QP's timeout, once per QP: a lockless peek, then the cache. */
 	if (tx->lqpn && (READ_ONCE(f->lqpn) != tx->lqpn ||
 			 !READ_ONCE(f->budget_known))) {
-		e = rocecc_qp_lookup(rdev, tx->lqpn, true);
+		e = rocecc_qp_lookup(rdev, tx->lqpn, ROCECC_QP_LOCAL);
 		if (e && !rocecc_qp_resolved(e))
 			e = NULL;
 	}

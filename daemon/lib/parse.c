@@ -88,6 +88,7 @@ static const char *const cli_stats[__ROCECC_STAT_MAX] = {
 	[ROCECC_STAT_PACING_CAPPED] = "pacing_capped",
 	[ROCECC_STAT_ECT_MARKED] = "ect_marked",
 	[ROCECC_STAT_RP_CNP_SPOOFED] = "rp_cnp_spoofed",
+	[ROCECC_STAT_QP_CACHE_FULL] = "qp_cache_full",
 };
 
 const char *cli_stat_name(unsigned int stat)

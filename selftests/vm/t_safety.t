@@ -10,6 +10,9 @@
 #    (IPv4 and IPv6) are counted (rp_cnp_spoofed) and leave it alone;
 #  - a flood of valid CNPs cannot push a flow below rp_min_rate, and the
 #    flow recovers afterwards;
+#  - a flood of CE packets and CNPs for random QPNs holds at most
+#    qp_unresolved_max QP cache entries at once, none once it is over,
+#    and a real QP that starts during it still gets its CNPs;
 #  - flow events: a flow's FLOW_CREATED (its key, as flow show gives it)
 #    and, once idle, its FLOW_EXPIRED with the final counters, as
 #    `rocecc -j monitor` and `rocecc monitor` print them;
@@ -78,12 +81,15 @@ read -r ind0 ine0 < <(udp4)
 mac_h1=$(cat /sys/class/net/veth1/address)
 mac_s1=$(ip netns exec "$TOPO_NS" cat /sys/class/net/swp1/address)
 # FAMILY CASE COUNT [QPN]: frames from host 2 (or from address $SRC)
-# arriving at veth1
+# arriving at veth1 (or, with TO=2, from host 1 arriving at veth2)
 inject() {
-	local s d
-	if [ "$1" = 6 ]; then s=$(topo_ip6 2) d=$(topo_ip6 1); else s=$(topo_ip 2) d=$(topo_ip 1); fi
+	local s d to=${TO:-1} ms md
+	local from=$((3 - to))
+	if [ "$1" = 6 ]; then s=$(topo_ip6 $from) d=$(topo_ip6 $to); else s=$(topo_ip $from) d=$(topo_ip $to); fi
 	s=${SRC:-$s}
-	ip netns exec "$TOPO_NS" $INJ link swp1 "$mac_s1" "$mac_h1" "$s" "$d" "$2" "$3" ${4:+"$4"}
+	md=$(cat "/sys/class/net/veth$to/address")
+	ms=$(ip netns exec "$TOPO_NS" cat "/sys/class/net/swp$to/address")
+	ip netns exec "$TOPO_NS" $INJ link "swp$to" "$ms" "$md" "$s" "$d" "$2" "$3" ${4:+"$4"}
 }
 n=20
 for c in tver short udplen pad cnp_badicrc; do inject 4 "$c" $n || tap_diag "inject $c failed"; done
@@ -206,6 +212,50 @@ tap_cmp "$(jq .rate_kbps <<<"$later")" -gt 1000 "the flow recovers ($(jq .rate_k
 wait "$CLI" "$SRV"
 "$R" param set dev veth1 rp_rate_reduce_monitor_period 1000 rp_time_reset 50000 \
 	rp_byte_reset 32767 rp_clamp_tgt_rate 1
+
+# --- a flood of packets for unknown QPs -------------------------------------------
+
+# CE-marked packets and CNPs for random QPNs (none of them local) arrive at
+# host 2 from the start of a transfer to its end, while host 1 sends
+# through the marking bottleneck: every one of them names a QPN the QP
+# cache has not seen. The cache may hold at most qp_unresolved_max of them
+# at once (8 here), drops each as soon as the resolver finds no such QP,
+# and the real QP, new during the flood, still gets its CNPs.
+tap_diag "[${SECONDS} s] a flood of CE packets and CNPs for random QPNs"
+echo 8 >/sys/module/rocecc/parameters/qp_unresolved_max
+miss0=$(dstat 2 resolver_miss) full0=$(dstat 2 qp_cache_full)
+cnp0=$(dstat 2 np_cnp_sent) alloc0=$(dp_kv "$(dp_objects)" qps_alloc)
+(
+	while :; do
+		TO=2 inject 4 ce 1000 rand || exit 1
+		TO=2 inject 4 cnp 250 rand || exit 1
+		echo 1250 >>"$work/floodn"
+	done
+) &
+flood=$!
+: >"$work/floodn"
+: >"$work/floodq"
+_topo_sleep 1
+traffic 4s || tap_bail "rocegen did not start"
+while kill -0 "$CLI" 2>/dev/null; do
+	dp_objects >>"$work/floodq"
+	_topo_sleep 0.2
+done
+kill "$flood"
+wait "$flood" "$CLI" "$SRV" 2>/dev/null
+_topo_sleep 0.5
+sent=$(awk '{ n += $1 } END { print n + 0 }' "$work/floodn")
+umax=$(sed 's/.*qps_unresolved=\([0-9]*\).*/\1/' "$work/floodq" | sort -n | tail -n 1)
+objs=$(dp_objects)
+tap_diag "flood: $sent packets sent (and a batch cut short); $(wc -l <"$work/floodq") samples, most unresolved $umax; qps_alloc +$(($(dp_kv "$objs" qps_alloc) - alloc0)), qp_cache_full +$(($(dstat 2 qp_cache_full) - full0))"
+tap_diag "objects 0.5 s after: $objs"
+tap_cmp "$sent" -ge 2500 "the flood ran during the whole transfer ($sent packets)"
+tap_cmp "$(($(dstat 2 resolver_miss) - miss0))" -ge "$sent" "every packet of it is a resolver_miss (+$(($(dstat 2 resolver_miss) - miss0)))"
+tap_cmp "${umax:-999}" -le 8 "the QP cache never held more than qp_unresolved_max 8 unresolved entries (most $umax)"
+tap_cmp "$(dp_kv "$objs" qps)" -le 4 "0.5 s after the flood only real QPs are cached ($(dp_kv "$objs" qps) entries, not thousands for 10 s)"
+tap_cmp "$(($(dstat 2 np_cnp_sent) - cnp0))" -gt 0 "the real flow got CNPs during the flood (np_cnp_sent +$(($(dstat 2 np_cnp_sent) - cnp0)))"
+tap_cmp "$(jq .total.errors "$work/c.json")" -eq 0 "... and its transfer completed without errors ($(jq .total.messages "$work/c.json") messages)"
+echo 256 >/sys/module/rocecc/parameters/qp_unresolved_max
 
 # --- the table's bound and idle expiry ----------------------------------------------
 

@@ -226,6 +226,12 @@ enum rocecc_stat {
 	 * address: ignored (also counted in ROCECC_STAT_RP_CNP_IGNORED)
 	 */
 	ROCECC_STAT_RP_CNP_SPOOFED,
+	/*
+	 * CE packets or CNPs for a local QP that is not in the QP cache and
+	 * found no room there (module parameters qp_max, qp_unresolved_max);
+	 * also counted in ROCECC_STAT_RESOLVER_MISS
+	 */
+	ROCECC_STAT_QP_CACHE_FULL,
 
 	__ROCECC_STAT_MAX,
 	ROCECC_STAT_MAX = __ROCECC_STAT_MAX - 1
@@ -442,7 +448,7 @@ enum rocecc_pfc_prio_attr {
  *    ROCECC_A_DEV_IFINDEX: NLA_U32
  *    ROCECC_A_DEV_NAME: NLA_NUL_STRING
  *    ROCECC_A_STATS: NLA_NESTED
- *        ROCECC_STAT_NP_CNP_SENT ... ROCECC_STAT_RP_CNP_SPOOFED: NLA_U64
+ *        ROCECC_STAT_NP_CNP_SENT ... ROCECC_STAT_QP_CACHE_FULL: NLA_U64
  *            (every enum rocecc_stat from ROCECC_STAT_NP_CNP_SENT on)
  *    ROCECC_A_DEV_SW_DCB: NLA_U8
  *    [ROCECC_A_PFC]: NLA_NESTED                  (only if DEV_SW_DCB is 1)

@@ -16,13 +16,17 @@ SRC/DST are IPv4 or IPv6 addresses. CASE:
   cnp          a valid CNP (BTH opcode 0x81, BECN, 16 reserved bytes, ICRC)
                to QPN (default 0x11)
   cnp_badicrc  the same with one ICRC bit flipped
+  ce           a valid RC SEND ONLY, CE-marked, to QPN
   tver         RC SEND ONLY with BTH TVer = 1
   short        UDP length 20: a BTH but no room for the ICRC
   udplen       UDP length 100 bytes more than the IP payload
   pad          RC WRITE ONLY whose pad count does not fit before the ICRC
-Every case but cnp is malformed for the parser (include/rocecc/roce.h).
+Every case but cnp and ce is malformed for the parser (include/rocecc/roce.h).
+QPN "rand" (link mode): COUNT packets for random QPNs of 0x10000-0xffffff
+(rxe's own are far below), no two of one run alike.
 """
 import ipaddress
+import random
 import socket
 import struct
 import sys
@@ -71,6 +75,9 @@ def packet(src, dst, case, qpn=0x11):
     if case in ('cnp', 'cnp_badicrc'):
         l4 = bth(0x81, qpn, becn=1) + bytes(16) + bytes(4)
         tos = 48 << 2
+    elif case == 'ce':
+        l4 = bth(0x04, qpn) + bytes(64) + bytes(4)
+        tos = (26 << 2) | 3
     elif case == 'tver':
         l4 = bth(0x04, qpn, tver=1) + bytes(64) + bytes(4)
     elif case == 'short':
@@ -94,7 +101,7 @@ def packet(src, dst, case, qpn=0x11):
                                   0, 0x4000, 64, 17, 0) + s.packed + d.packed)
         h[10:12] = struct.pack('!H', csum(bytes(h)))
         ip = h + udp + l4
-    if case in ('cnp', 'cnp_badicrc', 'tver', 'udplen', 'pad'):
+    if case in ('cnp', 'cnp_badicrc', 'ce', 'tver', 'udplen', 'pad'):
         ip[-4:] = icrc(ip, hl)
     if case == 'cnp_badicrc':
         ip[-1] ^= 1
@@ -109,13 +116,18 @@ def main():
     mode = sys.argv[1]
     if mode == 'link':
         iface, smac, dmac, src, dst, case, count = sys.argv[2:9]
-        qpn = int(sys.argv[9], 0) if len(sys.argv) > 9 else 0x11
-        ip, v6 = packet(src, dst, case, qpn)
-        fr = mac(dmac) + mac(smac) + struct.pack('!H', 0x86dd if v6 else 0x0800) + ip
+        arg = sys.argv[9] if len(sys.argv) > 9 else '0x11'
+        qpns = random.sample(range(0x10000, 0x1000000), int(count)) \
+            if arg == 'rand' else [int(arg, 0)]
+        frames = []
+        for qpn in qpns:
+            ip, v6 = packet(src, dst, case, qpn)
+            frames.append(mac(dmac) + mac(smac) +
+                          struct.pack('!H', 0x86dd if v6 else 0x0800) + ip)
         sk = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
         sk.bind((iface, 0))
-        for _ in range(int(count)):
-            sk.send(fr)
+        for i in range(int(count)):
+            sk.send(frames[i % len(frames)])
     elif mode == 'raw':
         iface, src, dst, case, count = sys.argv[2:7]
         qpn = int(sys.argv[7], 0) if len(sys.argv) > 7 else 0x11
