@@ -27,46 +27,158 @@
 #include "rocecc.h"
 #include "dp.h"
 
+/*
+ * Every writable parameter has a range, checked on every write (insmod or
+ * /sys/module/rocecc/parameters/, at any time): a value outside is
+ * refused with -EINVAL and the parameter keeps its value.
+ */
+struct rocecc_dp_range {
+	const unsigned int *var;
+	unsigned int min, max;
+};
+
 unsigned int rocecc_flow_max = 16384;
-module_param_named(flow_max, rocecc_flow_max, uint, 0644);
-MODULE_PARM_DESC(flow_max,
-		 "most flows tracked, all devices together (default 16384); a new flow beyond is counted in flow_table_full and left alone");
-
 unsigned int rocecc_flow_idle_ms = 10000;
-module_param_named(flow_idle_ms, rocecc_flow_idle_ms, uint, 0644);
-MODULE_PARM_DESC(flow_idle_ms,
-		 "a flow (and a QP cache entry) without packets for this long is removed (default 10000)");
-
 unsigned int rocecc_qp_max = 16384;
-module_param_named(qp_max, rocecc_qp_max, uint, 0644);
-MODULE_PARM_DESC(qp_max, "most local QPs in the resolver cache (default 16384)");
-
 unsigned int rocecc_qp_unresolved_max = 256;
-module_param_named(qp_unresolved_max, rocecc_qp_unresolved_max, uint, 0644);
-MODULE_PARM_DESC(qp_unresolved_max,
-		 "most QP cache entries waiting for resolution (or failed and retried) at once (default 256); a packet for another unresolved QP is counted in qp_cache_full");
-
 unsigned int rocecc_qp_revalidate_ms = 1000;
-module_param_named(qp_revalidate_ms, rocecc_qp_revalidate_ms, uint, 0644);
-MODULE_PARM_DESC(qp_revalidate_ms,
-		 "resolved QPs are asked again after this long, which drops destroyed ones (default 1000)");
-
 unsigned int rocecc_pacing_budget_pct = 50;
-module_param_named(pacing_budget_pct, rocecc_pacing_budget_pct, uint, 0644);
-MODULE_PARM_DESC(pacing_budget_pct,
-		 "pacing never holds a packet longer than this share of its QP's ACK timeout, in percent (default 50)");
-
 unsigned int rocecc_pacing_default_budget_us = 8000;
-module_param_named(pacing_default_budget_us, rocecc_pacing_default_budget_us,
-		   uint, 0644);
-MODULE_PARM_DESC(pacing_default_budget_us,
-		 "the pacing budget of a flow whose QP timeout is not known yet, in us (default 8000)");
-
 unsigned int rocecc_pacing_max_delay_us = 1000000;
-module_param_named(pacing_max_delay_us, rocecc_pacing_max_delay_us, uint,
-		   0644);
+
+/*
+ * Tables: up to 2^20 entries (a flow is about 500 bytes). Times: 100 ms to
+ * an hour (shorter makes the once-a-second maintenance the bound). The
+ * pacing budget's share may pass 100 % (a test shows what that costs),
+ * up to 10x. Pacing delays: 1 us to fq's default horizon, 10 s.
+ */
+static const struct rocecc_dp_range rocecc_dp_ranges[] = {
+	{ &rocecc_flow_max,			1,	1U << 20 },
+	{ &rocecc_flow_idle_ms,			100,	3600000 },
+	{ &rocecc_qp_max,			1,	1U << 20 },
+	{ &rocecc_qp_unresolved_max,		0,	1U << 16 },
+	{ &rocecc_qp_revalidate_ms,		100,	3600000 },
+	{ &rocecc_pacing_budget_pct,		1,	1000 },
+	{ &rocecc_pacing_default_budget_us,	1,	10000000 },
+	{ &rocecc_pacing_max_delay_us,		1,	10000000 },
+};
+
+/* Parse @val into *@to if it is in the range of parameter @var. */
+static int rocecc_dp_param_parse(const char *val, const void *var,
+				 unsigned int *to)
+{
+	const struct kernel_param kp = { .arg = to };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(rocecc_dp_ranges); i++)
+		if (rocecc_dp_ranges[i].var == var)
+			return param_set_uint_minmax(val, &kp,
+						     rocecc_dp_ranges[i].min,
+						     rocecc_dp_ranges[i].max);
+	return -EINVAL;
+}
+
+static int rocecc_dp_param_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int v;
+	int err;
+
+	err = rocecc_dp_param_parse(val, kp->arg, &v);
+	if (!err)
+		WRITE_ONCE(*(unsigned int *)kp->arg, v);
+	return err;
+}
+
+static const struct kernel_param_ops rocecc_dp_param_ops = {
+	.set = rocecc_dp_param_set,
+	.get = param_get_uint,
+};
+
+/*
+ * pacing_max_delay_us: besides its range, attach's test of every attached
+ * device's fq horizon (fq.c) applies to a change: a value that fq would
+ * drop packets for on an attached, pacing device is refused (-EINVAL,
+ * the reason in the kernel log). RTNL keeps attach and detach out
+ * meanwhile; attach reads the value under RTNL too.
+ */
+static int rocecc_dp_max_delay_set(const char *val,
+				   const struct kernel_param *kp)
+{
+	struct rocecc_dev *rdev;
+	struct net_device *nd;
+	unsigned long idx;
+	unsigned int v;
+	char *msg;
+	int err;
+
+	err = rocecc_dp_param_parse(val, kp->arg, &v);
+	if (err)
+		return err;
+	/* The reason of a refusal: a parameter write is rare. */
+	msg = kmalloc(ROCECC_PACE_MSG_LEN, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	rtnl_lock();
+	xa_for_each(&rocecc_devs, idx, rdev) {
+		nd = __dev_get_by_index(&init_net, rdev->ifindex);
+		if (!nd || !READ_ONCE(rdev->dp.pace_ok))
+			continue;
+		err = rocecc_pace_check_delay(nd, v, msg);
+		if (err) {
+			pr_warn("pacing_max_delay_us %u refused: %s\n", v,
+				msg + strlen("rocecc: "));
+			break;
+		}
+	}
+	if (!err)
+		WRITE_ONCE(rocecc_pacing_max_delay_us, v);
+	rtnl_unlock();
+	kfree(msg);
+	return err ? -EINVAL : 0;
+}
+
+static const struct kernel_param_ops rocecc_dp_max_delay_ops = {
+	.set = rocecc_dp_max_delay_set,
+	.get = param_get_uint,
+};
+
+module_param_cb(flow_max, &rocecc_dp_param_ops, &rocecc_flow_max, 0644);
+MODULE_PARM_DESC(flow_max,
+		 "most flows tracked, all devices together (default 16384, 1..1048576); a new flow beyond is counted in flow_table_full and left alone");
+
+module_param_cb(flow_idle_ms, &rocecc_dp_param_ops, &rocecc_flow_idle_ms,
+		0644);
+MODULE_PARM_DESC(flow_idle_ms,
+		 "a flow (and a QP cache entry) without packets for this long is removed (default 10000, 100..3600000)");
+
+module_param_cb(qp_max, &rocecc_dp_param_ops, &rocecc_qp_max, 0644);
+MODULE_PARM_DESC(qp_max,
+		 "most local QPs in the resolver cache (default 16384, 1..1048576)");
+
+module_param_cb(qp_unresolved_max, &rocecc_dp_param_ops,
+		&rocecc_qp_unresolved_max, 0644);
+MODULE_PARM_DESC(qp_unresolved_max,
+		 "most QP cache entries made for QPNs that received packets name and not resolved yet (default 256, 0..65536); a packet for another one is counted in qp_cache_full");
+
+module_param_cb(qp_revalidate_ms, &rocecc_dp_param_ops,
+		&rocecc_qp_revalidate_ms, 0644);
+MODULE_PARM_DESC(qp_revalidate_ms,
+		 "resolved QPs are asked again after this long, which drops destroyed ones (default 1000, 100..3600000)");
+
+module_param_cb(pacing_budget_pct, &rocecc_dp_param_ops,
+		&rocecc_pacing_budget_pct, 0644);
+MODULE_PARM_DESC(pacing_budget_pct,
+		 "pacing never holds a packet longer than this share of its QP's ACK timeout, in percent (default 50, 1..1000)");
+
+module_param_cb(pacing_default_budget_us, &rocecc_dp_param_ops,
+		&rocecc_pacing_default_budget_us, 0644);
+MODULE_PARM_DESC(pacing_default_budget_us,
+		 "the pacing budget of a flow whose QP timeout is not known yet, in us (default 8000, 1..10000000)");
+
+module_param_cb(pacing_max_delay_us, &rocecc_dp_max_delay_ops,
+		&rocecc_pacing_max_delay_us, 0644);
 MODULE_PARM_DESC(pacing_max_delay_us,
-		 "pacing never holds a packet longer than this, in us, whatever the QP timeout (default 1000000; fq's horizon must be larger or capped)");
+		 "pacing never holds a packet longer than this, in us, whatever the QP timeout (default 1000000, 1..10000000; an attached device's fq must not drop what it allows: checked at attach and on every change)");
 
 struct rocecc_dp_objs rocecc_dp_objs;
 

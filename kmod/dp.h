@@ -263,8 +263,11 @@ void rocecc_rp_set_budget(struct rocecc_flow *f, u32 lqpn,
 
 /* --- does a device pace (fq.c) ------------------------------------------- */
 
+#define ROCECC_PACE_MSG_LEN	256
+
 int rocecc_pace_check(struct net_device *netdev, bool strict,
 		      struct netlink_ext_ack *extack);
+int rocecc_pace_check_delay(struct net_device *nd, u32 need, char *msg);
 
 /* --- notification point (np.c) ----------------------------------------- */
 

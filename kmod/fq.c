@@ -50,10 +50,11 @@
 
 /*
  * Messages must outlive the request (the 6.1 extack keeps a pointer), so
- * they are formatted into a static buffer; attach runs under RTNL and
- * rocecc_lock, one at a time.
+ * attach's are formatted into a static buffer; attach runs under RTNL and
+ * rocecc_lock, one at a time, and nothing else writes it (the periodic
+ * check formats no message; a parameter change formats into its own).
  */
-static char rocecc_pace_msg[256];
+static char rocecc_pace_msg[ROCECC_PACE_MSG_LEN];
 
 static void rocecc_pace_msg_set(struct netlink_ext_ack *extack)
 {
@@ -99,31 +100,55 @@ out:
 	return err;
 }
 
+/*
+ * fq @q's options against pacing that may hold a packet for @need us;
+ * @msg (ROCECC_PACE_MSG_LEN bytes) gets the reason of an error.
+ */
 static int rocecc_fq_check_one(struct net_device *nd, struct Qdisc *q,
-			       bool *low_limit, struct netlink_ext_ack *extack)
+			       u32 need, bool *low_limit, char *msg)
 {
-	u32 horizon, limit, need = READ_ONCE(rocecc_pacing_max_delay_us);
+	u32 horizon, limit;
 	u8 hdrop;
 	int err;
 
 	err = rocecc_fq_options(q, &horizon, &hdrop, &limit);
 	if (err) {
-		snprintf(rocecc_pace_msg, sizeof(rocecc_pace_msg),
+		snprintf(msg, ROCECC_PACE_MSG_LEN,
 			 "rocecc: cannot read the fq options of %s (%d)",
 			 nd->name, err);
-		rocecc_pace_msg_set(extack);
 		return err;
 	}
 	if (hdrop && horizon < need) {
-		snprintf(rocecc_pace_msg, sizeof(rocecc_pace_msg),
+		snprintf(msg, ROCECC_PACE_MSG_LEN,
 			 "rocecc: fq on %s drops packets beyond its horizon (%u us) but pacing may hold one for %u us: run 'tc qdisc change dev %s root fq horizon_cap'",
 			 nd->name, horizon, need, nd->name);
-		rocecc_pace_msg_set(extack);
 		return -EINVAL;
 	}
 	if (limit < ROCECC_FQ_FLOW_LIMIT_MIN)
 		*low_limit = true;
 	return 0;
+}
+
+/* Every fq under the root qdisc of @nd, as rocecc_fq_check_one(). RTNL. */
+static int rocecc_fq_check_all(struct net_device *nd, u32 need,
+			       bool *low_limit, char *msg)
+{
+	struct Qdisc *root = rocecc_qdisc_rtnl(nd, -1);
+	int i, err = 0;
+
+	ASSERT_RTNL();
+	if (rocecc_qdisc_is(root, "mq")) {
+		for (i = 0; i < nd->real_num_tx_queues && !err; i++)
+			err = rocecc_fq_check_one(nd, rocecc_qdisc_rtnl(nd, i),
+						  need, low_limit, msg);
+	} else if (rocecc_qdisc_is(root, "rocecc")) {
+		for (i = 0; i < ROCECC_PFC_PRIOS && !err; i++)
+			err = rocecc_fq_check_one(nd, rocecc_sch_child(root, i),
+						  need, low_limit, msg);
+	} else {
+		err = rocecc_fq_check_one(nd, root, need, low_limit, msg);
+	}
+	return err;
 }
 
 /*
@@ -172,16 +197,16 @@ int rocecc_pace_check(struct net_device *nd, bool strict,
 {
 	const char *kind;
 	bool low_limit = false;
-	struct Qdisc *root;
-	int i, err = 0;
+	int err = 0;
 
 	rcu_read_lock();
 	kind = rocecc_pace_bad_kind(nd);
 	if (kind) {
 		err = -EOPNOTSUPP;
-		snprintf(rocecc_pace_msg, sizeof(rocecc_pace_msg),
-			 "rocecc: pacing needs the fq qdisc but %s has %s: run 'tc qdisc replace dev %s root fq flow_limit 1000' (with PFC: fq under each class of the rocecc qdisc)",
-			 nd->name, kind, nd->name);
+		if (strict)
+			snprintf(rocecc_pace_msg, sizeof(rocecc_pace_msg),
+				 "rocecc: pacing needs the fq qdisc but %s has %s: run 'tc qdisc replace dev %s root fq flow_limit 1000' (with PFC: fq under each class of the rocecc qdisc)",
+				 nd->name, kind, nd->name);
 	}
 	rcu_read_unlock();
 	if (err) {
@@ -192,19 +217,10 @@ int rocecc_pace_check(struct net_device *nd, bool strict,
 	if (!strict)
 		return 0;
 
-	ASSERT_RTNL();
-	root = rocecc_qdisc_rtnl(nd, -1);
-	if (rocecc_qdisc_is(root, "mq")) {
-		for (i = 0; i < nd->real_num_tx_queues && !err; i++)
-			err = rocecc_fq_check_one(nd, rocecc_qdisc_rtnl(nd, i),
-						  &low_limit, extack);
-	} else if (rocecc_qdisc_is(root, "rocecc")) {
-		for (i = 0; i < ROCECC_PFC_PRIOS && !err; i++)
-			err = rocecc_fq_check_one(nd, rocecc_sch_child(root, i),
-						  &low_limit, extack);
-	} else {
-		err = rocecc_fq_check_one(nd, root, &low_limit, extack);
-	}
+	err = rocecc_fq_check_all(nd, READ_ONCE(rocecc_pacing_max_delay_us),
+				  &low_limit, rocecc_pace_msg);
+	if (err)
+		rocecc_pace_msg_set(extack);
 	if (!err && low_limit) {
 		/* A warning: attach succeeds, the CLI prints the message. */
 		snprintf(rocecc_pace_msg, sizeof(rocecc_pace_msg),
@@ -214,4 +230,23 @@ int rocecc_pace_check(struct net_device *nd, bool strict,
 		pr_notice("%s\n", rocecc_pace_msg + strlen("rocecc: "));
 	}
 	return err;
+}
+
+/*
+ * May pacing hold a packet for @need us on @nd, which paces (pace_ok)?
+ * The horizon test of attach, for a change of pacing_max_delay_us after
+ * it; @msg (ROCECC_PACE_MSG_LEN bytes) gets the reason. RTNL held.
+ */
+int rocecc_pace_check_delay(struct net_device *nd, u32 need, char *msg)
+{
+	bool low_limit = false;
+	const char *kind;
+
+	/* Not fq any more: nothing is paced there (the periodic check). */
+	rcu_read_lock();
+	kind = rocecc_pace_bad_kind(nd);
+	rcu_read_unlock();
+	if (kind)
+		return 0;
+	return rocecc_fq_check_all(nd, need, &low_limit, msg);
 }

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The RP's egress datapath on a sender (host 1 -> host 2, no bottleneck):
 #  - attach refuses a device without fq, naming the command to run;
+#  - module parameters out of their ranges are refused, and a
+#    pacing_max_delay_us beyond an attached device's fq horizon too;
 #  - RoCE traffic sent Not-ECT leaves marked ECT(0) with a valid ICRC, and
 #    rxe on the receiver accepts every packet (rcvd = sent, no duplicates);
 #  - rp_max_rate paces a flow to its rate (steady-state goodput within 10%
@@ -37,6 +39,31 @@ st=$?
 tap_ok $? "attach without fq is refused and says what to run" || tap_diag "status $st: $out"
 tap_run "fq on veth1 and veth2" dp_fq 1 2
 tap_run "attach veth1 and veth2" dp_attach 1 2
+
+# --- module parameters: ranges, and attach's fq test after attach ---------------
+
+mp=/sys/module/rocecc/parameters
+refused() {	# PARAM VALUE: the write fails and the parameter keeps its value
+	local was
+	was=$(cat "$mp/$1")
+	! echo "$2" 2>/dev/null >"$mp/$1" && [ "$(cat "$mp/$1")" = "$was" ]
+}
+for pv in "pacing_budget_pct 0" "pacing_budget_pct 1001" "flow_idle_ms 0" \
+	"flow_max 0" "flow_max 2000000" "qp_max x" "pacing_max_delay_us 10000001" \
+	"pacing_default_budget_us 0" "qp_revalidate_ms 99" "qp_unresolved_max 65537"; do
+	# shellcheck disable=SC2086
+	tap_run "out of range refused, value kept: $pv" refused $pv
+done
+# fq's horizon 2 s drops what would leave later: pacing_max_delay_us may
+# not pass it once attached either (attach checked the 1 s it found).
+tap_run "fq horizon 2 s on veth1 (attached)" tc qdisc change dev veth1 root fq horizon 2s
+tap_run "pacing_max_delay_us 3 s refused with veth1's fq horizon at 2 s" refused pacing_max_delay_us 3000000
+dmesg | tail -n 5 | grep -q "pacing_max_delay_us 3000000 refused: fq on veth1 drops packets beyond its horizon (2000000 us)"
+tap_ok $? "... and the kernel log says why" || tap_diag "$(dmesg | tail -n 3)"
+echo 1500000 >"$mp/pacing_max_delay_us"
+tap_cmp "$(cat "$mp/pacing_max_delay_us")" -eq 1500000 "pacing_max_delay_us 1.5 s is taken"
+echo 1000000 >"$mp/pacing_max_delay_us"
+tap_run "fq horizon back to 10 s" tc qdisc change dev veth1 root fq horizon 10s
 
 # One rocegen run from host 1 to host 2. Sets: gp (steady goodput, Mbit/s:
 # mean of the middle 60% of the 10 ms samples), mbit, msgs, errs, retry,
