@@ -252,6 +252,21 @@ void rd_log(int level, const char *fmt, ...)
 void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *rd_jstr(const char *s, char *buf, size_t n);
+/*
+ * /events.json?since=N, in three steps: the value of since (a decimal
+ * 0..2^64-1, digits only; 0, -EINVAL or -ERANGE); the events of @ring
+ * (RD_EVENTS slots, @newest the newest seq, 0 if none) after @since,
+ * oldest first, copied into @out (at most @max), each once: none if @since
+ * is at or past @newest; *@lost counts those after @since that the ring no
+ * longer holds; then their JSON, {"last":newest,"lost":lost,"events":[...]}.
+ * The copy is taken under rd->lock, the JSON made outside it.
+ */
+int rd_event_since(const char *s, uint64_t *since);
+size_t rd_events_after(const struct rd_event *ring, uint64_t newest,
+		       uint64_t since, struct rd_event *out, size_t max,
+		       uint64_t *lost);
+void rd_events_json(FILE *f, uint64_t newest, uint64_t lost,
+		    const struct rd_event *e, size_t n);
 
 /* options.c */
 struct rd_cmdline {
