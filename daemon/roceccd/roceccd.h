@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <time.h>
 #include <net/if.h>
+#include <sys/types.h>
 
 #include "config.h"
 #include "flowmon.h"
@@ -290,6 +291,16 @@ void rd_reload(struct rd *rd);
 
 /* bpf.c */
 int rd_bpf_load(struct rd *rd);
+
+/* pins.c */
+/*
+ * Whether pin directory @dir and the pins named @pins in it (those that
+ * exist) may be adopted: real directory and regular files, owned by root
+ * or @euid, not writable by group or others. 0, or -EPERM (or -errno of
+ * lstat) with the reason, naming the path, in @why.
+ */
+int rd_pin_dir_check(const char *dir, const char *const *pins, size_t npins,
+		     uid_t euid, char *why, size_t n);
 
 /* http.c */
 int rd_listen(const char *addr, uint16_t port);
