@@ -10,6 +10,7 @@
 #   make check-vm      the VM suite only (QEMU + soft-RoCE)
 #   make check-style   checkpatch --strict and sparse on the kernel code
 #   make fuzz          run the parser fuzzer for FUZZ_SECONDS (default 60)
+#   make fuzz-http     roceccd's HTTP fuzz, 10,000 requests a run (VM)
 #   make module KDIR=/path/to/kernel/build   build rocecc.ko for another kernel
 #   make install       roceccd, rocecc, the systemd unit, the example config,
 #                      the man pages (DESTDIR, PREFIX=/usr); the module:
@@ -92,6 +93,13 @@ bench: all
 fuzz: deps
 	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
+# roceccd's HTTP fuzz at length: 10,000 requests a run in the VM (the VM
+# suite runs 2,000); ROCECC_HTTP_FUZZ_SEED=S replays a run
+FUZZ_HTTP_N	?= 10000
+fuzz-http: all
+	ROCECC_HTTP_FUZZ_N=$(FUZZ_HTTP_N) ROCECC_VM_TIMEOUT=3600 \
+		$(TOP)/selftests/vm/run selftests/vm/t_roceccd_http.t
+
 # DKMS: copy the module sources to /usr/src/rocecc-$(VERSION) and register.
 DKMS_FILES	:= Kbuild VERSION dkms.conf kmod/Kbuild $(wildcard kmod/*.[ch]) \
 		   $(wildcard include/rocecc/*.h) include/uapi/linux/rocecc.h
@@ -144,4 +152,4 @@ clean: module-clean
 	rm -rf $(BUILD)
 
 .PHONY: all deps module module-clean check check-unit check-vm checkpatch \
-	check-style demo bench fuzz dkms-install dkms-remove install uninstall clean
+	check-style demo bench fuzz fuzz-http dkms-install dkms-remove install uninstall clean

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,6 +138,39 @@ static int rd_page_events(struct rd *rd, struct MHD_Connection *conn,
 	return 0;
 }
 
+/*
+ * A request's first call: refuse what is not a GET or HEAD without a
+ * body at once (the connection then closes), else note it and wait for
+ * the second call (answering on the first would close the connection:
+ * no keep-alive). 0: go on; 1: answered, *@ret is the result.
+ */
+static int rd_http_first(struct MHD_Connection *conn, const char *method,
+			 void **con_cls, enum MHD_Result *ret)
+{
+	static int seen;
+	const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+						     "Content-Length");
+	const char *msg = NULL;
+	unsigned int code;
+	char *buf;
+
+	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
+		code = MHD_HTTP_METHOD_NOT_ALLOWED;
+		msg = "only GET and HEAD\n";
+	} else if ((cl && strcmp(cl, "0")) ||
+		   MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+					       "Transfer-Encoding")) {
+		code = MHD_HTTP_BAD_REQUEST;
+		msg = "a GET or HEAD has no body\n";
+	} else {
+		*con_cls = &seen;
+		return 0;
+	}
+	buf = strdup(msg);
+	*ret = buf ? rd_reply(conn, code, rd_text, buf, strlen(buf)) : MHD_NO;
+	return 1;
+}
+
 /* Only what needs the daemon's state takes its lock. */
 static enum MHD_Result rd_http(void *cls, struct MHD_Connection *conn,
 			       const char *url, const char *method,
@@ -145,6 +179,7 @@ static enum MHD_Result rd_http(void *cls, struct MHD_Connection *conn,
 {
 	struct rd *rd = cls;
 	struct rd_page pg = { MHD_HTTP_OK, rd_text };
+	enum MHD_Result ret;
 	char *buf = NULL;
 	size_t len = 0;
 	int err = 0;
@@ -152,16 +187,15 @@ static enum MHD_Result rd_http(void *cls, struct MHD_Connection *conn,
 
 	(void)version;
 	(void)upload_data;
-	(void)upload_data_size;
-	(void)con_cls;
+	if (!*con_cls)
+		return rd_http_first(conn, method, con_cls, &ret) ? ret : MHD_YES;
+	if (*upload_data_size)
+		return MHD_NO;		/* a body rd_http_first did not see */
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return MHD_NO;
-	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-		pg.code = MHD_HTTP_METHOD_NOT_ALLOWED;
-		fprintf(f, "only GET and HEAD\n");
-	} else if (!strcmp(url, "/metrics") || !strcmp(url, "/flows.json") ||
-		   !strcmp(url, "/flows")) {
+	if (!strcmp(url, "/metrics") || !strcmp(url, "/flows.json") ||
+	    !strcmp(url, "/flows")) {
 		err = rd_page_flows(rd, url, f, &pg);
 	} else if (!strcmp(url, "/events.json")) {
 		err = rd_page_events(rd, conn, f, &pg);
@@ -238,6 +272,32 @@ int rd_listen(const char *addr, uint16_t port)
 	return fd;
 }
 
+/*
+ * The server's limits. Prometheus scrapes over one connection, rocecc top
+ * and latency hold one each: 64 at once, 16 from one address (so that one
+ * client cannot take them all), each closed after 10 s without a byte
+ * either way (one that trickles a byte every few seconds keeps its
+ * connection: the per-address limit bounds how many it can hold), a
+ * request's line and headers within 32 KiB (else 414 or 431).
+ */
+#define RD_HTTP_MAX_CONN	64u
+#define RD_HTTP_MAX_PER_IP	16u
+#define RD_HTTP_TIMEOUT_S	10u
+#define RD_HTTP_MEM		((size_t)32 * 1024)
+
+/* libmicrohttpd's messages, about what clients sent: debug only */
+static void rd_http_log(void *cls, const char *fmt, va_list ap)
+{
+	char msg[256];
+
+	(void)cls;
+	if (rd_log_max < LOG_DEBUG_)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	msg[strcspn(msg, "\n")] = '\0';
+	rd_log(LOG_DEBUG_, "http: %s", msg);
+}
+
 /* libmicrohttpd on listening socket @fd (taken over, closed on failure). */
 struct MHD_Daemon *rd_http_start(struct rd *rd, int fd,
 				 const char *addr, uint16_t port)
@@ -249,8 +309,12 @@ struct MHD_Daemon *rd_http_start(struct rd *rd, int fd,
 	if (v6)
 		flags |= MHD_USE_IPv6;
 	d = MHD_start_daemon(flags, 0, NULL, NULL, rd_http, rd,
+			     MHD_OPTION_EXTERNAL_LOGGER, rd_http_log, NULL,
 			     MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_CONNECTION_TIMEOUT, 10u,
+			     MHD_OPTION_CONNECTION_LIMIT, RD_HTTP_MAX_CONN,
+			     MHD_OPTION_PER_IP_CONNECTION_LIMIT, RD_HTTP_MAX_PER_IP,
+			     MHD_OPTION_CONNECTION_TIMEOUT, RD_HTTP_TIMEOUT_S,
+			     MHD_OPTION_CONNECTION_MEMORY_LIMIT, RD_HTTP_MEM,
 			     MHD_OPTION_END);
 	if (!d) {
 		rd_log(LOG_ERR_, "cannot start the HTTP server on %s port %u",
