@@ -136,7 +136,7 @@ class Fuzz:
         if k == 6:
             return r.choice(["-1", "-0", "+1", " 1", "1 ", "0x10", "1e3", "",
                              "18446744073709551616", "9" * 30, "%00",
-                             "%ff%fe", "1%00"]), False
+                             "%ff%fe", "1%20"]), False
         if k == 7:
             return self.junk(r, r.randrange(1, 300),
                              "abcxyz-+.%~!*'()0123456789").decode(), None
