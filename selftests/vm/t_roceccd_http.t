@@ -48,11 +48,12 @@ DP_RG_PEER=$(topo_ip 2) DP_RG_TIMEOUT=300 dp_rg_client 1 18631 "$work/c.json" \
 
 rd_start "$work/rd.log" -c "$conf"
 rd_wait_ready 1 || { tap_diag "$(cat "$work/rd.log")"; tap_bail "no daemon"; }
-for _ in $(seq 40); do
-	rd_get flows.json | grep -q rocegen && break
+rocegen_flow() { rd_get flows.json | jq -e '[.[] | select(.comm == "rocegen")] | length > 0' >/dev/null; }
+for _ in $(seq 60); do
+	rocegen_flow && break
 	sleep 0.5
 done
-rd_get flows.json | grep -q '"comm": "rocegen"'
+rocegen_flow
 tap_ok $? "rocegen's flow is in /flows.json"
 
 # --- /events.json?since= on a ring that wrapped ---------------------------
