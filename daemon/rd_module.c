@@ -315,7 +315,7 @@ static int rd_mod_stat_cb(const struct nlmsghdr *nlh, void *data)
 		mnl_attr_for_each_nested(s, a) {
 			uint16_t t = mnl_attr_get_type(s);
 
-			if (t >= __ROCECC_STAT_MAX || !cli_stat_name(t) ||
+			if (t >= __ROCECC_STAT_MAX ||
 			    mnl_attr_get_payload_len(s) != 8 || !c->mf[t])
 				continue;
 			fprintf(c->mf[t], "{netdev=\"%s\"} %" PRIu64 "\n",
@@ -333,44 +333,37 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 	size_t i;
 	int err;
 
-	fprintf(f, "# HELP rocecc_module_attached 1 if rocecc.ko is attached to the netdev and this daemon attached it, 2 if it found it attached (adopted), 0 if not.\n"
-		   "# TYPE rocecc_module_attached gauge\n");
+	rd_prom_family(f, RDF_MODULE_ATTACHED);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
 		char esc[2 * IF_NAMESIZE];
 
 		rd_prom_escape(nd->name, esc, sizeof(esc));
-		fprintf(f, "rocecc_module_attached{netdev=\"%s\"} %d\n", esc,
-			nd->mod_attached ? 1 : nd->mod_gen ? 2 : 0);
+		fprintf(f, "%s{netdev=\"%s\"} %d\n", rd_fam(RDF_MODULE_ATTACHED),
+			esc, nd->mod_attached ? 1 : nd->mod_gen ? 2 : 0);
 	}
-	fprintf(f, "# HELP rocecc_module_errors_total Failed requests to rocecc.ko (attach, detach, configure, read).\n"
-		   "# TYPE rocecc_module_errors_total counter\n"
-		   "rocecc_module_errors_total %" PRIu64 "\n", rd->mod_errors);
+	rd_prom_family(f, RDF_MODULE_ERRORS);
+	fprintf(f, "%s %" PRIu64 "\n", rd_fam(RDF_MODULE_ERRORS), rd->mod_errors);
 	if (!rd->mod_open)
 		return;
 	for (t = 0; t < __ROCECC_STAT_MAX; t++)
-		if (cli_stat_name(t))
+		if (rd_family_of_stat(t))
 			c.mf[t] = open_memstream(&c.lines[t], &c.len[t]);
 	nlh = rnl_msg(&rd->mod, ROCECC_CMD_DEV_GET, NLM_F_DUMP);
 	err = rnl_talk(&rd->mod, nlh, rd_mod_stat_cb, &c);
 	for (t = 0; t < __ROCECC_STAT_MAX; t++) {
-		const char *name = cli_stat_name(t);
-		bool gauge = t == ROCECC_STAT_FLOWS;
+		enum rd_family fam = rd_family_of_stat(t);
 		char *line, *save = NULL;
 
 		if (!c.mf[t])
 			continue;
 		fclose(c.mf[t]);
 		if (!err && c.ndev) {
-			fprintf(f, "# HELP rocecc_module_%s%s rocecc.ko counter %s of the netdev (rocecc dev show -s).\n"
-				   "# TYPE rocecc_module_%s%s %s\n",
-				name, gauge ? "" : "_total", name, name,
-				gauge ? "" : "_total", gauge ? "gauge" : "counter");
+			rd_prom_family(f, fam);
 			for (line = strtok_r(c.lines[t], "\n", &save); line;
 			     line = strtok_r(NULL, "\n", &save))
-				fprintf(f, "rocecc_module_%s%s%s\n", name,
-					gauge ? "" : "_total", line);
+				fprintf(f, "%s%s\n", rd_fam(fam), line);
 		}
 		free(c.lines[t]);
 	}

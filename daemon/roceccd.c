@@ -1314,6 +1314,7 @@ struct rd_cmdline {
 	const char *pidfile;
 	bool foreground;
 	bool check;		/* --check-config */
+	bool list;		/* --list-metrics */
 	bool help;
 };
 
@@ -1334,6 +1335,7 @@ static int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'C' },
+		{ "list-metrics", no_argument, NULL, 'M' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "interval", required_argument, NULL, 'i' },
@@ -1359,6 +1361,9 @@ static int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 			break;
 		case 'C':
 			cl->check = true;
+			break;
+		case 'M':
+			cl->list = true;
 			break;
 		case 'l':
 			if (inet_pton(AF_INET, optarg, &a4) != 1 &&
@@ -1571,6 +1576,9 @@ static void usage(FILE *f)
 		"                           used if it exists); flags below override it\n"
 		"      --check-config       check the configuration (and rank map), print\n"
 		"                           the effective one, exit 0 or 1\n"
+		"      --list-metrics       print the HELP and TYPE lines of every metric\n"
+		"                           family /metrics can export, and each histogram\n"
+		"                           empty (its le bounds), exit 0 or 1\n"
 		"  -l, --listen ADDR        metrics bind address (default 127.0.0.1)\n"
 		"  -p, --port PORT          metrics TCP port (default 9468)\n"
 		"  -i, --interval TIME      discovery / QP poll interval (default 1s;\n"
@@ -1646,8 +1654,11 @@ int main(int argc, char **argv)
 		free(rd);
 		return 1;
 	}
-	if (cl.check) {
-		rd_conf_print(stdout, &rd->conf);
+	if (cl.check || cl.list) {
+		if (cl.list)
+			rd_family_list(stdout, rd->conf.per_octave);
+		else
+			rd_conf_print(stdout, &rd->conf);
 		if (rd->have_rmap)
 			rankmap_free(&rd->rmap);
 		free(rd);

@@ -23,6 +23,7 @@
 #include "pfctune.h"
 #include "pfcwd.h"
 #include "rankmap.h"
+#include "rd_family.h"
 #include "rdconf.h"
 #include "rdma_nl.h"
 #include "straggler.h"
@@ -211,7 +212,8 @@ struct rd_snap {
 /* The per-flow counters of struct flowmon_flow, as exported */
 struct rd_counter {
 	size_t off;
-	const char *name, *help;
+	const char *name;	/* /flows.json key */
+	enum rd_family fam;	/* /metrics family */
 };
 
 /* roceccd.c */
