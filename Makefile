@@ -11,8 +11,9 @@
 #   make check-style   checkpatch --strict and sparse on the kernel code
 #   make fuzz          run the parser fuzzer for FUZZ_SECONDS (default 60)
 #   make module KDIR=/path/to/kernel/build   build rocecc.ko for another kernel
-#   make install       roceccd, rocecc, the systemd unit, the example config
-#                      (DESTDIR, PREFIX=/usr); the module: make dkms-install
+#   make install       roceccd, rocecc, the systemd unit, the example config,
+#                      the man pages (DESTDIR, PREFIX=/usr); the module:
+#                      make dkms-install
 #
 # The module is built against the kernel the VM testbed boots (Debian's
 # linux-image-amd64 with linux-headers-amd64), not the host's running kernel.
@@ -30,8 +31,8 @@ FUZZ_SECONDS	?= 60
 KSRC		:= $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) \
 		   $(wildcard include/rocecc/*.h) include/uapi/linux/rocecc.h
 
-SUBDIRS_USER	:= bpf daemon daemon/roceccd/monitoring selftests/unit selftests/tools \
-		   selftests/bpf selftests/fuzz bench
+SUBDIRS_USER	:= bpf daemon daemon/roceccd/monitoring selftests/unit selftests/unit/daemon \
+		   selftests/tools selftests/bpf selftests/fuzz bench
 SUBDIRS_USER	:= $(foreach d,$(SUBDIRS_USER),$(if $(wildcard $(d)/Makefile),$(d)))
 
 all: deps
@@ -116,20 +117,28 @@ PREFIX		?= /usr
 SBINDIR		?= $(PREFIX)/sbin
 UNITDIR		?= /lib/systemd/system
 SYSCONFDIR	?= /etc
+MANDIR		?= $(PREFIX)/share/man
+MAN8		:= daemon/rocecc/rocecc.8 daemon/roceccd/roceccd.8
+MAN5		:= daemon/roceccd/roceccd.conf.5
 install: all
 	install -D -m 0755 $(BUILD)/daemon/roceccd $(DESTDIR)$(SBINDIR)/roceccd
 	install -D -m 0755 $(BUILD)/daemon/rocecc $(DESTDIR)$(SBINDIR)/rocecc
-	sed 's|/usr/sbin/|$(SBINDIR)/|g' daemon/roceccd.service >$(BUILD)/roceccd.service
+	sed 's|/usr/sbin/|$(SBINDIR)/|g' daemon/roceccd/roceccd.service >$(BUILD)/roceccd.service
 	install -D -m 0644 $(BUILD)/roceccd.service $(DESTDIR)$(UNITDIR)/roceccd.service
 	test -e $(DESTDIR)$(SYSCONFDIR)/rocecc/roceccd.conf || \
-		install -D -m 0644 daemon/roceccd.conf $(DESTDIR)$(SYSCONFDIR)/rocecc/roceccd.conf
+		install -D -m 0644 daemon/roceccd/roceccd.conf $(DESTDIR)$(SYSCONFDIR)/rocecc/roceccd.conf
 	install -D -m 0644 README.md $(DESTDIR)$(PREFIX)/share/doc/rocecc/README.md
+	install -d $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(MANDIR)/man5
+	install -m 0644 $(MAN8) $(DESTDIR)$(MANDIR)/man8/
+	install -m 0644 $(MAN5) $(DESTDIR)$(MANDIR)/man5/
 	@echo "installed; then: systemctl daemon-reload && systemctl enable --now roceccd"
 
 uninstall:
 	rm -f $(DESTDIR)$(SBINDIR)/roceccd $(DESTDIR)$(SBINDIR)/rocecc \
 		$(DESTDIR)$(UNITDIR)/roceccd.service
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/rocecc
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(MAN8))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man5/,$(notdir $(MAN5)))
 	@echo "kept /etc/rocecc (your configuration) and /sys/fs/bpf/rocecc (the pinned flow table)"
 
 clean: module-clean

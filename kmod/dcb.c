@@ -107,19 +107,19 @@
  * grace period covers the destructor's last instructions (its decrement
  * runs with preemption disabled).
  *
- * A buffer's occupancy is the sum over the priorities mapped to it. When it
- * reaches the buffer's xoff (rocecc_pfc_thresholds(), include/rocecc/pfc.h)
- * the host sends an XOFF with ROCECC_PFC_QUANTA_MAX for the PFC priorities
- * of that buffer, refreshes it at half its duration while the buffer stays
- * above xon, and sends XON (0 quanta) when it falls to xon; requests[p]
- * counts every frame that names p. The crossing of xoff is latched (a bit
- * per buffer): a burst that rxe drains before the work runs still sends
- * its XOFF, then the XON, as a NIC whose buffer crossed xoff would. The
- * hook and the destructor only kick a work item (the destructor may run
- * with interrupts off, where
- * dev_queue_xmit() must not be called; a work item gives process context
- * and coalesces kicks); an hrtimer (jiffies are 4 ms at HZ=250, longer than
- * a 65535-quanta pause at 10 Gb/s) kicks it for the refresh.
+ * A buffer's occupancy is the sum over the priorities mapped to it. When
+ * to send XOFF, refresh it and send XON is rocecc_pfc_gen()
+ * (include/rocecc/pfc.h: the thresholds of rocecc_pfc_thresholds(), a
+ * refresh at half the pause, the latched crossing of xoff that makes a
+ * burst rxe drains before the work runs still send its XOFF, then the
+ * XON); requests[p] counts every frame that names p. The hook latches the
+ * crossing and kicks the work when a buffer reaches xoff, the destructor
+ * kicks it when a paused buffer falls to xon; they never send (the
+ * destructor may run with interrupts off, where dev_queue_xmit() must not
+ * be called; a work item gives process context and coalesces kicks). The
+ * work samples the occupancy, runs rocecc_pfc_gen() and sends its frame;
+ * an hrtimer (jiffies are 4 ms at HZ=250, longer than a 65535-quanta
+ * pause at 10 Gb/s) kicks it for the refresh.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -148,6 +148,8 @@
 
 #define ROCECC_DCB_PRIOS	ROCECC_PFC_PRIOS
 #define ROCECC_DCB_BUFS		DCBX_MAX_BUFFERS
+static_assert(ROCECC_DCB_BUFS == ROCECC_PFC_BUFS,
+	      "the shared PFC generation has as many buffers as DCB");
 
 static unsigned int rocecc_pfc_buffer_total = 256 * 1024;
 module_param_named(pfc_buffer_total, rocecc_pfc_buffer_total, uint, 0644);
@@ -217,8 +219,8 @@ struct rocecc_dcb {
 	 */
 	unsigned long	xoff_req;
 	u8		paused_mask;
-	u8		paused[ROCECC_DCB_BUFS];	/* prios XOFF'd */
-	u64		refresh_at[ROCECC_DCB_BUFS];	/* ns */
+	/* Per buffer: the priorities XOFF'd and their refresh (pfc.h). */
+	struct rocecc_pfc_gen_buf gen[ROCECC_DCB_BUFS];
 	struct work_struct work;
 	struct hrtimer	timer;
 };
@@ -555,66 +557,42 @@ out:
 static void rocecc_dcb_work_fn(struct work_struct *work)
 {
 	struct rocecc_dcb *d = container_of(work, struct rocecc_dcb, work);
-	u64 now = ktime_get_ns(), next = 0, pause_ns;
-	u8 xoff = 0, xon = 0, prios, mask = 0;
-	bool again = false;
-	unsigned long req;
-	u32 occ, speed;
+	struct rocecc_pfc_gen_in in;
+	struct rocecc_pfc_gen_out out;
+	u32 speed;
 	int b, p;
 
+	in.now = ktime_get_ns();
 	speed = READ_ONCE(d->speed_mbps);
-	pause_ns = rocecc_pfc_quanta_ns(ROCECC_PFC_QUANTA_MAX, speed);
+	in.pause_ns = rocecc_pfc_quanta_ns(ROCECC_PFC_QUANTA_MAX, speed);
 	spin_lock(&d->lock);
 	if (d->dead)
 		goto out_unlock;
-	req = xchg(&d->xoff_req, 0);
+	in.crossed = xchg(&d->xoff_req, 0);
 	for (b = 0; b < ROCECC_DCB_BUFS; b++) {
-		prios = rocecc_dcb_buf_prios(d, b);
-		occ = atomic_read(&d->occ_buf[b]);
-		if (!d->paused[b]) {
-			if (prios && ((req & BIT(b)) ||
-				      (occ && occ >= READ_ONCE(d->xoff[b])))) {
-				xoff |= prios;
-				d->paused[b] = prios;
-				d->refresh_at[b] = now + pause_ns / 2;
-				/* Drained already: XON in the next round. */
-				again |= occ <= READ_ONCE(d->xon[b]);
-			}
-		} else if (!prios || occ <= READ_ONCE(d->xon[b])) {
-			xon |= d->paused[b];
-			d->paused[b] = 0;
-		} else {
-			/* Still above xon: resume what left, refresh the rest. */
-			xon |= d->paused[b] & ~prios;
-			if (now >= d->refresh_at[b] || (prios & ~d->paused[b])) {
-				xoff |= prios;
-				d->refresh_at[b] = now + pause_ns / 2;
-			}
-			d->paused[b] = prios;
-		}
-		if (d->paused[b]) {
-			mask |= BIT(b);
-			if (!next || d->refresh_at[b] < next)
-				next = d->refresh_at[b];
-		}
+		in.prios[b] = rocecc_dcb_buf_prios(d, b);
+		in.occ[b] = atomic_read(&d->occ_buf[b]);
+		in.xoff[b] = READ_ONCE(d->xoff[b]);
+		in.xon[b] = READ_ONCE(d->xon[b]);
 	}
-	WRITE_ONCE(d->paused_mask, mask);
-	/* A priority that moved to a paused buffer stays paused. */
-	xon &= ~xoff;
-	if (next)
-		hrtimer_start(&d->timer, ns_to_ktime(next), HRTIMER_MODE_ABS);
+	rocecc_pfc_gen(d->gen, &in, &out);
+	WRITE_ONCE(d->paused_mask, out.paused_mask);
+	if (out.next)
+		hrtimer_start(&d->timer, ns_to_ktime(out.next),
+			      HRTIMER_MODE_ABS);
 	spin_unlock(&d->lock);
 
-	if (xoff | xon) {
-		if (rocecc_dcb_send(d, xoff, xon, ROCECC_PFC_QUANTA_MAX)) {
+	if (out.xoff | out.xon) {
+		if (rocecc_dcb_send(d, out.xoff, out.xon,
+				    ROCECC_PFC_QUANTA_MAX)) {
 			atomic64_inc(&d->tx_errors);
 		} else {
 			for (p = 0; p < ROCECC_DCB_PRIOS; p++)
-				if ((xoff | xon) & BIT(p))
+				if ((out.xoff | out.xon) & BIT(p))
 					atomic64_inc(&d->requests[p]);
 		}
 	}
-	if (again)
+	if (out.again)
 		rocecc_dcb_kick(d);	/* we hold a reference */
 	rocecc_dcb_put(d);
 	return;
@@ -666,7 +644,7 @@ static void rocecc_occ_destructor(struct sk_buff *skb)
 	atomic_sub(rec->bytes, &d->occ[rec->prio]);
 	occ = atomic_sub_return(rec->bytes, &d->occ_buf[rec->buf]);
 	if ((READ_ONCE(d->paused_mask) & BIT(rec->buf)) &&
-	    occ <= READ_ONCE(d->xon[rec->buf]))
+	    rocecc_pfc_at_xon(occ, READ_ONCE(d->xon[rec->buf])))
 		rocecc_dcb_kick(d);
 	kmem_cache_free(rocecc_occ_cache, rec);
 	rocecc_dcb_put(d);
@@ -731,7 +709,7 @@ void rocecc_dcb_rx(struct rocecc_dev *rdev, struct sk_buff *skb, u8 dscp,
 	skb->destructor = rocecc_occ_destructor;
 
 	if (!(READ_ONCE(d->paused_mask) & BIT(rec->buf)) &&
-	    (u32)occ >= READ_ONCE(d->xoff[rec->buf])) {
+	    rocecc_pfc_at_xoff((u32)occ, READ_ONCE(d->xoff[rec->buf]))) {
 		set_bit(rec->buf, &d->xoff_req);
 		rocecc_dcb_kick(d);
 	}
@@ -864,7 +842,7 @@ void rocecc_dcb_publish(struct rocecc_dev *rdev, struct net_device *netdev)
 void rocecc_dcb_detach(struct rocecc_dev *rdev, struct net_device *netdev)
 {
 	struct rocecc_dcb *d = rdev->dcb;
-	u8 xon = 0;
+	u8 xon;
 	int b;
 
 	ASSERT_RTNL();
@@ -872,16 +850,13 @@ void rocecc_dcb_detach(struct rocecc_dev *rdev, struct net_device *netdev)
 		netdev->dcbnl_ops = NULL;
 	/*
 	 * Dead first: no new work, no timer re-armed. A work that got the
-	 * lock before us has recorded what it pauses in @paused; it sends
+	 * lock before us has recorded what it pauses in @gen; it sends
 	 * its frame before cancel_work_sync() returns, our XON after.
 	 */
 	spin_lock(&d->lock);
 	WRITE_ONCE(d->dead, true);
 	d->xoff_req = 0;
-	for (b = 0; b < ROCECC_DCB_BUFS; b++) {
-		xon |= d->paused[b];
-		d->paused[b] = 0;
-	}
+	xon = rocecc_pfc_gen_release(d->gen);
 	WRITE_ONCE(d->paused_mask, 0);
 	spin_unlock(&d->lock);
 	hrtimer_cancel(&d->timer);
@@ -974,7 +949,7 @@ static int rocecc_dcb_nl_put_prio(struct sk_buff *skb,
 	    nla_put_u32(skb, ROCECC_PFC_PRIO_A_XOFF, READ_ONCE(d->xoff[b])) ||
 	    nla_put_u32(skb, ROCECC_PFC_PRIO_A_XON, READ_ONCE(d->xon[b])) ||
 	    nla_put_u8(skb, ROCECC_PFC_PRIO_A_PAUSED,
-		       !!(READ_ONCE(d->paused[b]) & BIT(p))) ||
+		       !!(READ_ONCE(d->gen[b].paused) & BIT(p))) ||
 	    rocecc_dcb_nl_put_tx(skb, tx)) {
 		nla_nest_cancel(skb, nest);
 		return -EMSGSIZE;

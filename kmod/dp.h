@@ -58,6 +58,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <rocecc/dcqcn.h>
+#include <rocecc/pacing.h>
 
 struct rocecc_dev;
 struct net_device;
@@ -123,7 +124,7 @@ struct rocecc_flow {
 
 	/* Everything below is under @lock. */
 	bool dead;			/* unhashed: never rearm the timer */
-	bool budget_known;		/* @budget_ns comes from the QP */
+	bool budget_known;		/* @pace.budget_ns is the QP's */
 	u8 qp_timeout;			/* the QP's timeout exponent */
 	u8 laddr_family;		/* ROCECC_AF_*, 0 before the first CE */
 	u32 lqpn;			/* local QPN, 0 = unknown */
@@ -133,10 +134,7 @@ struct rocecc_flow {
 	u32 clamp_line;			/* line rate ditto */
 	u16 cnp_sport;			/* UDP source port of our CNPs */
 	u8 laddr[16];			/* local address (CNP source) */
-	u64 budget_ns;			/* longest pacing delay allowed */
-	u64 next_tx;			/* earliest departure of the next packet */
-	u64 ack_ref;			/* departure of the last AckReq packet */
-	u64 last_depart;		/* departure given to the last packet */
+	struct rocecc_pace pace;	/* departure times and budget */
 	u64 bytes;			/* data bytes sent (IP length) */
 	u64 pkts;			/* data packets sent */
 	u64 unpaced_pkts;		/* READ responses: counted, not delayed */

@@ -140,8 +140,8 @@ static struct rocecc_flow *rocecc_flow_alloc(struct rocecc_dev *rdev,
 	f->clamp_line = line;
 	rocecc_np_init(&f->np);
 	rocecc_np_timer_init(f);
-	f->budget_ns = (u64)READ_ONCE(rocecc_pacing_default_budget_us) *
-		       NSEC_PER_USEC;
+	f->pace.budget_ns = (u64)READ_ONCE(rocecc_pacing_default_budget_us) *
+			    NSEC_PER_USEC;
 	f->created = rocecc_now();
 	return f;
 }
@@ -402,8 +402,8 @@ static void rocecc_flow_snapshot(struct rocecc_flow *f,
 	s->budget_known = f->budget_known;
 	s->qp_timeout = f->qp_timeout;
 	s->lqpn = f->lqpn;
-	s->budget_ns = f->budget_ns;
-	s->backlog_ns = f->next_tx > now ? f->next_tx - now : 0;
+	s->budget_ns = f->pace.budget_ns;
+	s->backlog_ns = f->pace.next_tx > now ? f->pace.next_tx - now : 0;
 	s->bytes = f->bytes;
 	s->pkts = f->pkts;
 	s->unpaced_pkts = f->unpaced_pkts;

@@ -209,26 +209,14 @@ void rocecc_qp_note_ce(struct rocecc_qp *e, u8 family, const u8 *laddr,
 
 /*
  * Pacing budget of a QP with ACK timeout exponent @timeout: the share
- * pacing_budget_pct of the time rxe's retransmission timer really waits,
- * capped at pacing_max_delay_us. rxe arms the timer for
- * nsecs_to_jiffies(4096 << timeout) jiffies (at least one), and a jiffies
- * timer may fire up to one jiffy early relative to when it was armed, so
- * one jiffy is taken off. 0 (no timer) gets the cap.
+ * pacing_budget_pct of the time rxe's retransmission timer surely waits at
+ * this kernel's HZ, at most pacing_max_delay_us (rocecc/pacing.h).
  */
 u64 rocecc_qp_budget_ns(u8 timeout)
 {
-	u64 cap = (u64)READ_ONCE(rocecc_pacing_max_delay_us) * NSEC_PER_USEC;
-	unsigned long j;
-	u64 t;
-
-	if (!timeout || timeout > 31)
-		return cap;
-	j = nsecs_to_jiffies(4096ULL << timeout);
-	if (!j)
-		j = 1;
-	t = jiffies_to_nsecs(j - 1);
-	t = div_u64(t * READ_ONCE(rocecc_pacing_budget_pct), 100);
-	return min(t, cap);
+	return rocecc_pace_budget_ns(timeout, HZ,
+				     READ_ONCE(rocecc_pacing_budget_pct),
+				     READ_ONCE(rocecc_pacing_max_delay_us));
 }
 
 /* The rxe ib_device on @netdev, as a cookie (no reference kept). */

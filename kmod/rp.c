@@ -6,40 +6,27 @@
  *
  * Pacing (earliest departure time, EDT)
  * -------------------------------------
- * A flow keeps the departure time of its next packet, next_tx. A request
- * handed to IP at `now` leaves at start = max(now, next_tx), and
- * next_tx = start + len / rate. If start > now the skb gets
- * skb->tstamp = start with mono_delivery_time set (CLOCK_MONOTONIC, what
- * 6.1's fq compares with ktime_get_ns()), and the root fq qdisc holds it
- * until then. Nothing is ever dropped for pacing: rxe stops handing over
- * packets when 64 skbs of a QP are in flight (freed only when they leave
- * the qdisc), which is the backpressure. A drop would make rxe roll back
- * and retry at once, a busy loop.
+ * The arithmetic is shared (rocecc/pacing.h): a packet handed to IP at
+ * `now` gets a departure time from its flow's next_tx, capped by the QP's
+ * timeout budget around its last AckReq departure and by
+ * pacing_max_delay_us, never before the flow's previous packet. Here, if
+ * that time is after `now`, the skb gets skb->tstamp = start with
+ * mono_delivery_time set (CLOCK_MONOTONIC, what 6.1's fq compares with
+ * ktime_get_ns()), and the root fq qdisc holds it until then. Nothing is
+ * ever dropped for pacing: rxe stops handing over packets when 64 skbs of
+ * a QP are in flight (freed only when they leave the qdisc), which is the
+ * backpressure. A drop would make rxe roll back and retry at once, a busy
+ * loop.
  *
  * The budget
  * ----------
- * rxe arms a QP's retransmission timer when it hands a packet to IP (if
- * the timer is not pending) and re-arms it whenever an ACK arrives while
- * packets are outstanding; it does not care when a packet leaves the
- * qdisc. ACKs come for the packets that carry BTH AckReq (the last of a
- * message, and every 65th). So pacing is safe as long as each AckReq
- * packet leaves less than the timeout after the previous AckReq packet
- * (whose ACK re-armed the timer), or after it was handed over if the flow
- * was quiet; a packet held longer times out although nothing was lost
- * (DESIGN.md: 64 KB messages at 4 Mb/s). The flow therefore keeps ack_ref,
- * the departure time of its last AckReq packet, and no packet may leave
- * later than ack_ref + budget (ack_ref is taken as `now` once it is older
- * than the budget: the timer is then armed afresh by this packet). Capping
- * every packet, not only AckReq ones, keeps departure times monotonic, so
- * fq never reorders a QP's packets (a reordered PSN would be a NAK).
- * The budget is pacing_budget_pct (50) of the QP's timeout as rxe's
- * jiffies timer really applies it (rocecc_qp_budget_ns()), at most
+ * pacing_budget_pct (50) of the QP's timeout as rxe's jiffies timer really
+ * applies it (rocecc_pace_budget_ns() at this kernel's HZ), at most
  * pacing_max_delay_us; the timeout comes from ib_query_qp() through the QP
  * cache, and until it is known pacing_default_budget_us applies (8 ms:
- * safe for timeout exponents of 12 and up). Independently, no packet is
- * held longer than pacing_max_delay_us (1 s), which keeps departure times
- * inside fq's horizon (10 s by default; attach checks it). When the cap binds the packet
- * leaves at ack_ref + budget and the flow runs faster than its DCQCN rate
+ * safe for timeout exponents of 12 and up). pacing_max_delay_us (1 s)
+ * keeps departure times inside fq's horizon (10 s by default; attach
+ * checks it). When a cap binds the flow runs faster than its DCQCN rate
  * (counted: pacing_capped): the timeout wins over the rate. A QP is thus
  * not paced below about (packets per AckReq) per budget: 16 KB messages
  * (16 packets of 1 KB MTU) with timeout 14 (budget 30 ms) at no less than
@@ -75,7 +62,7 @@ void rocecc_rp_set_budget(struct rocecc_flow *f, u32 lqpn,
 		return;
 	f->lqpn = lqpn;
 	f->qp_timeout = e->timeout;
-	f->budget_ns = e->budget_ns;
+	f->pace.budget_ns = e->budget_ns;
 	f->budget_known = true;
 }
 
@@ -91,8 +78,8 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 	struct rocecc_qp *e = NULL;
 	u64 max_delay = (u64)READ_ONCE(rocecc_pacing_max_delay_us) *
 			NSEC_PER_USEC;
-	u64 start, limit, depart = 0, inc;
-	bool capped = false;
+	u64 start, depart = 0, inc;
+	u32 flags = 0;
 
 	/* The QP's timeout, once per QP: a lockless peek, then the cache. */
 	if (tx->lqpn && (READ_ONCE(f->lqpn) != tx->lqpn ||
@@ -106,8 +93,9 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 	if (tx->lqpn && f->lqpn != tx->lqpn) {
 		WRITE_ONCE(f->lqpn, tx->lqpn);
 		WRITE_ONCE(f->budget_known, false);
-		f->budget_ns = (u64)READ_ONCE(rocecc_pacing_default_budget_us) *
-			       NSEC_PER_USEC;
+		f->pace.budget_ns =
+			(u64)READ_ONCE(rocecc_pacing_default_budget_us) *
+			NSEC_PER_USEC;
 	}
 	if (e)
 		rocecc_rp_set_budget(f, tx->lqpn, e);
@@ -123,33 +111,20 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 		f->unpaced_pkts++;
 
 	if (pace) {
-		start = max(now, f->next_tx);
-		/* The timer's reference: the last AckReq, or now if older. */
-		limit = f->ack_ref + f->budget_ns >= now ? f->ack_ref : now;
-		limit = min(limit + f->budget_ns, now + max_delay);
-		if (start > limit) {
-			start = limit;
+		start = rocecc_pace(&f->pace, &f->rp, now, tx->len,
+				    tx->ack_req, max_delay, &flags);
+		if (flags & ROCECC_PACE_CAPPED)
 			f->pacing_capped++;
-			capped = true;
-		}
-		/* Never before the previous packet (the budget may shrink). */
-		start = max(start, f->last_depart);
-		f->last_depart = start;
-		if (tx->ack_req)
-			f->ack_ref = start;
-		f->next_tx = start +
-			rocecc_rp_delay_ns(&f->rp, min_t(u32, tx->len,
-							 ROCECC_RP_PACE_LEN_MAX));
-		if (start > now) {
+		if (flags & ROCECC_PACE_DELAYED) {
 			depart = start;
 			f->pacing_delayed++;
 		}
 	}
 	spin_unlock_bh(&f->lock);
 
-	if (depart)
+	if (flags & ROCECC_PACE_DELAYED)
 		rocecc_ctr_inc(rdev, ROCECC_CTR_PACING_DELAYED);
-	if (capped)
+	if (flags & ROCECC_PACE_CAPPED)
 		rocecc_ctr_inc(rdev, ROCECC_CTR_PACING_CAPPED);
 	return depart;
 }

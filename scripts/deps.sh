@@ -20,6 +20,8 @@ PKGS=(
 	valgrind
 	# tests
 	perl jq python3 python3-scapy util-linux
+	# the man pages' test: mandoc -T lint, man --warnings (groff)
+	mandoc man-db groff-base
 	# make demo's plots
 	gnuplot-nox
 	# roceccd's /metrics in the VM test: fetched with curl, checked with

@@ -2,7 +2,7 @@
 /*
  * rocecc: building a RoCEv2 Congestion Notification Packet (CNP).
  *
- * IBTA Annex A17 (RoCEv2) CNP, see shared/reference/dcqcn.md 4.3:
+ * IBTA Annex A17 (RoCEv2) CNP, see docs/dcqcn.md §4.3:
  *
  *	IPv4 (20, DF) or IPv6 (40)
  *	UDP  sport = parameter, dport 4791, checksum 0 (as rdma_rxe sends)

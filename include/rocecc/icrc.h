@@ -21,7 +21,7 @@
  * stores the crc32_le() value as a little-endian word; scapy packs it
  * big-endian and reverses it). The functions here work with the numeric
  * value and rocecc_icrc_get()/rocecc_icrc_put() do the byte order.
- * Sources: shared/reference/dcqcn.md 4.6, IBTA Annex A17, rxe_icrc.c.
+ * Sources: docs/dcqcn.md §4.4, IBTA Annex A17, rxe_icrc.c.
  *
  * Not for BPF: the CRC loops over the payload.
  */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
 /*
  * rocecc shared code: IEEE 802.1Qbb priority-based flow control (PFC)
- * frames, pause time, and the xoff/xon thresholds of a priority buffer.
+ * frames, pause time, the xoff/xon thresholds of a priority buffer, and
+ * when to send XOFF and XON (below, "Generating PFC").
  *
  * A PFC frame is a MAC control frame (IEEE 802.3 Annex 31D):
  *
@@ -153,6 +154,153 @@ static inline void rocecc_pfc_thresholds(__u32 size, __u32 mtu,
 
 	*xoff = size > headroom ? (__u32)(size - headroom) : 0;
 	*xon = *xoff > mtu ? *xoff - mtu : 0;
+}
+
+/*
+ * Generating PFC from receive-buffer occupancy (XOFF/XON hysteresis)
+ * ------------------------------------------------------------------
+ * A port has ROCECC_PFC_BUFS receive buffers; each PFC-enabled priority is
+ * mapped to one (DCB prio2buffer), and a buffer's occupancy is the sum over
+ * its priorities. When the occupancy reaches the buffer's xoff
+ * (rocecc_pfc_thresholds()) the port sends an XOFF of ROCECC_PFC_QUANTA_MAX
+ * for the PFC priorities of that buffer, sends it again at half its
+ * duration while the buffer stays above xon (the refresh), and sends an
+ * XON (0 quanta) once it falls to xon. A priority that leaves a paused
+ * buffer (PFC turned off, or mapped elsewhere) is resumed, one that joins
+ * it is paused with the refresh. All priorities go into one frame.
+ *
+ * The decision runs apart from the packets (in the kernel: a work item the
+ * packet paths kick), so a burst may come and go before it runs. The
+ * packet path therefore latches the crossing of xoff (@crossed, a bit per
+ * buffer): a latched buffer gets its XOFF although it has drained already,
+ * and its XON in the next run (ROCECC_PFC_GEN_AGAIN), as a NIC whose
+ * buffer crossed xoff would send both.
+ *
+ * rocecc_pfc_gen() is that decision, without a clock, a lock or I/O: the
+ * caller samples the occupancy, supplies the time, sends the frame and arms
+ * a timer for the next refresh.
+ */
+#define ROCECC_PFC_BUFS		8	/* receive buffers of a port (DCB) */
+
+/* The XOFF state of one receive buffer. */
+struct rocecc_pfc_gen_buf {
+	__u8	paused;		/* priorities with an XOFF out, 0 = none */
+	__u64	refresh_at;	/* when that XOFF is sent again, ns */
+};
+
+/* What one run sees of the port. */
+struct rocecc_pfc_gen_in {
+	__u8	prios[ROCECC_PFC_BUFS];	/* PFC priorities of each buffer */
+	__u32	occ[ROCECC_PFC_BUFS];	/* bytes */
+	__u32	xoff[ROCECC_PFC_BUFS];
+	__u32	xon[ROCECC_PFC_BUFS];
+	__u8	crossed;	/* bit b: buffer b reached xoff (the latch) */
+	__u64	now;		/* ns */
+	__u64	pause_ns;	/* what ROCECC_PFC_QUANTA_MAX lasts */
+};
+
+/* What one run decided: the frame, and when to run again. */
+struct rocecc_pfc_gen_out {
+	__u8	xoff;		/* priorities to pause, 0 = none */
+	__u8	xon;		/* priorities to resume, 0 = none */
+	__u8	paused_mask;	/* bit b: buffer b has an XOFF out */
+	bool	again;		/* run again now: a drained burst's XON */
+	__u64	next;		/* earliest refresh, ns; 0 = none */
+};
+
+/*
+ * Has a buffer holding @occ bytes reached @xoff? Never while empty (xoff 0,
+ * a buffer smaller than its headroom, pauses at the first byte).
+ */
+static inline bool rocecc_pfc_at_xoff(__u32 occ, __u32 xoff)
+{
+	return occ && occ >= xoff;
+}
+
+/* Has a buffer holding @occ bytes fallen to @xon? */
+static inline bool rocecc_pfc_at_xon(__u32 occ, __u32 xon)
+{
+	return occ <= xon;
+}
+
+/*
+ * One buffer, @b of @in: update @s and add its priorities to @out->xoff
+ * and @out->xon.
+ */
+static inline void rocecc_pfc_gen_buf(struct rocecc_pfc_gen_buf *s,
+				      const struct rocecc_pfc_gen_in *in,
+				      __u32 b, struct rocecc_pfc_gen_out *out)
+{
+	__u8 prios = in->prios[b];
+	__u32 occ = in->occ[b];
+	__u64 refresh = in->now + in->pause_ns / 2;
+
+	if (!s->paused) {
+		if (prios && ((in->crossed & (1u << b)) ||
+			      rocecc_pfc_at_xoff(occ, in->xoff[b]))) {
+			out->xoff |= prios;
+			s->paused = prios;
+			s->refresh_at = refresh;
+			/* Drained already: XON in the next run. */
+			if (rocecc_pfc_at_xon(occ, in->xon[b]))
+				out->again = true;
+		}
+	} else if (!prios || rocecc_pfc_at_xon(occ, in->xon[b])) {
+		out->xon |= s->paused;
+		s->paused = 0;
+	} else {
+		/* Still above xon: resume what left, refresh the rest. */
+		out->xon |= s->paused & ~prios;
+		if (in->now >= s->refresh_at || (prios & ~s->paused)) {
+			out->xoff |= prios;
+			s->refresh_at = refresh;
+		}
+		s->paused = prios;
+	}
+}
+
+/*
+ * One run over the port's buffers @s (ROCECC_PFC_BUFS of them). @out gets
+ * the one frame to send (XOFF for @out->xoff, XON for @out->xon; nothing
+ * if both are 0), the buffers left paused and the earliest refresh.
+ */
+static inline void rocecc_pfc_gen(struct rocecc_pfc_gen_buf *s,
+				  const struct rocecc_pfc_gen_in *in,
+				  struct rocecc_pfc_gen_out *out)
+{
+	__u32 b;
+
+	out->xoff = 0;
+	out->xon = 0;
+	out->paused_mask = 0;
+	out->again = false;
+	out->next = 0;
+	for (b = 0; b < ROCECC_PFC_BUFS; b++) {
+		rocecc_pfc_gen_buf(&s[b], in, b, out);
+		if (!s[b].paused)
+			continue;
+		out->paused_mask |= 1u << b;
+		if (!out->next || s[b].refresh_at < out->next)
+			out->next = s[b].refresh_at;
+	}
+	/* A priority that moved to a paused buffer stays paused. */
+	out->xon &= ~out->xoff;
+}
+
+/*
+ * Stop generating (the port goes away): the priorities still paused, to
+ * be resumed with one XON; every buffer's state is cleared.
+ */
+static inline __u8 rocecc_pfc_gen_release(struct rocecc_pfc_gen_buf *s)
+{
+	__u8 paused = 0;
+	__u32 b;
+
+	for (b = 0; b < ROCECC_PFC_BUFS; b++) {
+		paused |= s[b].paused;
+		s[b].paused = 0;
+	}
+	return paused;
 }
 
 /*

@@ -9,7 +9,7 @@
  *	payload  [pad]  ICRC(4)
  *
  * Sources: IBTA Annex A17 (RoCEv2), the Linux rdma_rxe driver and
- * include/rdma/ib_pack.h, see shared/reference/dcqcn.md section 4.
+ * include/rdma/ib_pack.h, see docs/dcqcn.md §4.
  *
  * Parser contract
  * ---------------

@@ -4,7 +4,7 @@
  * running them through the programs with BPF_PROG_TEST_RUN.
  *
  * Frames are built here byte by byte from the wire format of
- * shared/reference (Ethernet, IPv4 or IPv6, UDP to 4791, BTH, the
+ * docs/dcqcn.md §4 (Ethernet, IPv4 or IPv6, UDP to 4791, BTH, the
  * extension headers the opcode carries, payload, ICRC), not with the
  * parser under test. The ICRC is left zero: nothing on this path checks it.
  */

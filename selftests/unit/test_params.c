@@ -2,8 +2,8 @@
 /*
  * include/rocecc/params.h: profile defaults, ranges, name lookup.
  *
- * The expected values below are typed from /work/shared/reference/dcqcn.md
- * (2.2: mlx5 firmware defaults; 1.6: the SIGCOMM'15 values) and from the
+ * The expected values below are typed from docs/dcqcn.md §2.2 (mlx5
+ * firmware defaults and the SIGCOMM'15 values) and from the
  * ranges the project decided, not taken from params.h.
  */
 #include <stdint.h>

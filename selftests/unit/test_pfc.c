@@ -4,7 +4,13 @@
  * against hand-computed vectors: the exact 60 bytes of an XOFF, the parser
  * on PFC, PAUSE, other opcodes and truncated frames, the reserved high byte
  * of the class-enable vector, quanta <-> ns at 10/25/100 Gb/s (rounded up,
- * saturated at 0xffff), the xoff/xon thresholds and DSCP -> priority.
+ * saturated at 0xffff), the xoff/xon thresholds and DSCP -> priority;
+ * then the XOFF/refresh/XON decision (rocecc_pfc_gen()) run by run: XOFF
+ * at xoff and not below, nothing while nothing changes, the refresh at
+ * half the pause while above xon, XON at and only at xon, the latch of a
+ * burst drained before the run (XOFF, then XON in the next), priorities
+ * that leave or join a paused buffer, a priority moving between paused
+ * buffers, several buffers' refreshes, and the release at detach.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -233,6 +239,207 @@ static void test_dscp(void)
 	       "traffic class 104 (DSCP 26, Not-ECT) -> priority 3");
 }
 
+/* --- XOFF/XON generation ---------------------------------------------------- */
+
+#define NS_MS		1000000ULL
+#define XOFF0		10000U
+#define XON0		9000U
+
+struct gen {
+	struct rocecc_pfc_gen_buf s[ROCECC_PFC_BUFS];
+	struct rocecc_pfc_gen_in in;
+	struct rocecc_pfc_gen_out out;
+};
+
+/* Buffer 0 holds priority 3 (PFC on), xoff 10000, xon 9000; 10 Gb/s. */
+static void gen_init(struct gen *g)
+{
+	int b;
+
+	memset(g, 0, sizeof(*g));
+	for (b = 0; b < ROCECC_PFC_BUFS; b++) {
+		g->in.xoff[b] = XOFF0;
+		g->in.xon[b] = XON0;
+	}
+	g->in.prios[0] = 0x08;
+	g->in.now = 1000 * NS_MS;
+	g->in.pause_ns = rocecc_pfc_quanta_ns(ROCECC_PFC_QUANTA_MAX, 10000);
+}
+
+/* One run at @now with buffer 0 at @occ. */
+static void gen_run(struct gen *g, uint64_t now, uint32_t occ)
+{
+	g->in.now = now;
+	g->in.occ[0] = occ;
+	rocecc_pfc_gen(g->s, &g->in, &g->out);
+	g->in.crossed = 0;	/* the caller takes the latch */
+}
+
+/* The frame and timer of the last run, in one line for the assertion. */
+static int gen_is(const struct gen *g, uint8_t xoff, uint8_t xon,
+		  uint8_t mask, bool again, uint64_t next)
+{
+	const struct rocecc_pfc_gen_out *o = &g->out;
+
+	if (o->xoff == xoff && o->xon == xon && o->paused_mask == mask &&
+	    o->again == again && o->next == next)
+		return 1;
+	tap_diag("got xoff 0x%02x xon 0x%02x mask 0x%02x again %d next %llu",
+		 o->xoff, o->xon, o->paused_mask, o->again,
+		 (unsigned long long)o->next);
+	tap_diag("want xoff 0x%02x xon 0x%02x mask 0x%02x again %d next %llu",
+		 xoff, xon, mask, again, (unsigned long long)next);
+	return 0;
+}
+
+static void test_gen_hysteresis(void)
+{
+	struct gen g;
+	uint64_t t = 1000 * NS_MS, half;
+
+	gen_init(&g);
+	half = g.in.pause_ns / 2;
+	tap_eq(half, 1677696, "a 65535-quanta pause at 10 Gb/s: refresh every 1.68 ms");
+
+	gen_run(&g, t, 0);
+	tap_ok(gen_is(&g, 0, 0, 0, false, 0), "empty: no frame, no timer");
+	gen_run(&g, t, XOFF0 - 1);
+	tap_ok(gen_is(&g, 0, 0, 0, false, 0), "one byte below xoff: no frame");
+	gen_run(&g, t, XOFF0);
+	tap_ok(gen_is(&g, 0x08, 0, 0x01, false, t + half),
+	       "at xoff: XOFF for priority 3, refresh at half the pause");
+	tap_eq(g.s[0].paused, 0x08, "buffer 0 records priority 3 paused");
+
+	gen_run(&g, t + 1000, XOFF0 + 5000);
+	tap_ok(gen_is(&g, 0, 0, 0x01, false, t + half),
+	       "still above xoff before the refresh: no frame, same timer");
+	gen_run(&g, t + half - 1, XON0 + 1);
+	tap_ok(gen_is(&g, 0, 0, 0x01, false, t + half),
+	       "between xon and xoff, 1 ns before the refresh: no frame");
+	gen_run(&g, t + half, XON0 + 1);
+	tap_ok(gen_is(&g, 0x08, 0, 0x01, false, t + 2 * half),
+	       "at the refresh, above xon: XOFF again, next refresh half a pause on");
+	gen_run(&g, t + half + 10, XON0);
+	tap_ok(gen_is(&g, 0, 0x08, 0, false, 0), "at xon: XON, no timer");
+	tap_eq(g.s[0].paused, 0, "buffer 0 no longer paused");
+	gen_run(&g, t + half + 20, XON0);
+	tap_ok(gen_is(&g, 0, 0, 0, false, 0), "at xon again: no second XON");
+	gen_run(&g, t + half + 30, XOFF0 - 1);
+	tap_ok(gen_is(&g, 0, 0, 0, false, 0),
+	       "back above xon but below xoff: no XOFF (hysteresis)");
+}
+
+static void test_gen_latch(void)
+{
+	struct gen g;
+	uint64_t t = 1000 * NS_MS, half;
+
+	gen_init(&g);
+	half = g.in.pause_ns / 2;
+	/* The burst reached xoff and rxe drained it before the run. */
+	g.in.crossed = 0x01;
+	gen_run(&g, t, 0);
+	tap_ok(gen_is(&g, 0x08, 0, 0x01, true, t + half),
+	       "latched, drained: XOFF now, and run again");
+	gen_run(&g, t + 1, 0);
+	tap_ok(gen_is(&g, 0, 0x08, 0, false, 0), "the next run: the XON");
+
+	/* Latched but drained only to above xon: XOFF, no early rerun. */
+	g.in.crossed = 0x01;
+	gen_run(&g, t + 2, XON0 + 1);
+	tap_ok(gen_is(&g, 0x08, 0, 0x01, false, t + 2 + half),
+	       "latched, still above xon: XOFF without a rerun");
+
+	/* A latch on a buffer without PFC priorities sends nothing. */
+	gen_init(&g);
+	g.in.crossed = 0x02;
+	gen_run(&g, t, 0);
+	tap_ok(gen_is(&g, 0, 0, 0, false, 0), "latch on a buffer without PFC: nothing");
+
+	/* A latch on a paused buffer changes nothing. */
+	gen_init(&g);
+	gen_run(&g, t, XOFF0);
+	g.in.crossed = 0x01;
+	gen_run(&g, t + 10, XOFF0);
+	tap_ok(gen_is(&g, 0, 0, 0x01, false, t + half),
+	       "latch on a paused buffer before its refresh: no frame");
+}
+
+static void test_gen_edges(void)
+{
+	struct gen g;
+	uint64_t t = 1000 * NS_MS, half;
+
+	/* A buffer smaller than its headroom: xoff = xon = 0. */
+	gen_init(&g);
+	half = g.in.pause_ns / 2;
+	g.in.xoff[0] = 0;
+	g.in.xon[0] = 0;
+	gen_run(&g, t, 0);
+	tap_ok(gen_is(&g, 0, 0, 0, false, 0), "xoff 0, empty: nothing");
+	gen_run(&g, t, 1);
+	tap_ok(gen_is(&g, 0x08, 0, 0x01, false, t + half), "xoff 0, one byte: XOFF");
+	gen_run(&g, t + 1, 0);
+	tap_ok(gen_is(&g, 0, 0x08, 0, false, 0), "xoff 0, drained: XON");
+
+	tap_ok(!rocecc_pfc_at_xoff(0, 0), "at_xoff: never while empty");
+	tap_ok(rocecc_pfc_at_xoff(XOFF0, XOFF0), "at_xoff: at xoff");
+	tap_ok(!rocecc_pfc_at_xoff(XOFF0 - 1, XOFF0), "at_xoff: not below");
+	tap_ok(rocecc_pfc_at_xon(XON0, XON0), "at_xon: at xon");
+	tap_ok(!rocecc_pfc_at_xon(XON0 + 1, XON0), "at_xon: not above");
+}
+
+static void test_gen_prios(void)
+{
+	struct gen g;
+	uint64_t t = 1000 * NS_MS, half;
+
+	gen_init(&g);
+	half = g.in.pause_ns / 2;
+	gen_run(&g, t, XOFF0);
+
+	/* Priority 4 joins the paused buffer: paused at once. */
+	g.in.prios[0] = 0x18;
+	gen_run(&g, t + 10, XOFF0);
+	tap_ok(gen_is(&g, 0x18, 0, 0x01, false, t + 10 + half),
+	       "a priority joins a paused buffer: XOFF for both, refresh restarts");
+	/* Priority 4 leaves again: resumed, the rest not refreshed early. */
+	g.in.prios[0] = 0x08;
+	gen_run(&g, t + 20, XOFF0);
+	tap_ok(gen_is(&g, 0, 0x10, 0x01, false, t + 10 + half),
+	       "a priority leaves a paused buffer: XON for it alone");
+	/* PFC off for the last one: XON although the buffer is full. */
+	g.in.prios[0] = 0;
+	gen_run(&g, t + 30, XOFF0);
+	tap_ok(gen_is(&g, 0, 0x08, 0, false, 0),
+	       "PFC off on a full paused buffer: XON");
+
+	/* Two buffers: the earlier refresh wins; one frame for both. */
+	gen_init(&g);
+	g.in.prios[1] = 0x10;
+	g.in.occ[1] = XOFF0;
+	gen_run(&g, t, 0);
+	tap_ok(gen_is(&g, 0x10, 0, 0x02, false, t + half),
+	       "buffer 1 at xoff, buffer 0 empty: XOFF for priority 4 only");
+	gen_run(&g, t + 100, XOFF0);
+	tap_ok(gen_is(&g, 0x08, 0, 0x03, false, t + half),
+	       "buffer 0 follows: XOFF for priority 3 alone, the earlier refresh first");
+	gen_run(&g, t + half, XOFF0);
+	tap_ok(gen_is(&g, 0x10, 0, 0x03, false, t + 100 + half),
+	       "buffer 1's refresh: XOFF priority 4, then buffer 0's timer");
+
+	/* Priority 3 moves from paused buffer 0 to paused buffer 1. */
+	g.in.prios[0] = 0;
+	g.in.prios[1] = 0x18;
+	gen_run(&g, t + half + 1, XOFF0);
+	tap_ok(gen_is(&g, 0x18, 0, 0x02, false, t + half + 1 + half),
+	       "a priority moves between paused buffers: stays paused, no XON");
+	tap_eq(rocecc_pfc_gen_release(g.s), 0x18,
+	       "release: the priorities still paused");
+	tap_eq(g.s[1].paused | g.s[0].paused, 0, "release clears every buffer");
+	tap_eq(rocecc_pfc_gen_release(g.s), 0, "release twice: nothing left");
+}
+
 int main(void)
 {
 	test_build();
@@ -240,5 +447,9 @@ int main(void)
 	test_time();
 	test_thresholds();
 	test_dscp();
+	test_gen_hysteresis();
+	test_gen_latch();
+	test_gen_edges();
+	test_gen_prios();
 	return tap_done();
 }

@@ -38,7 +38,7 @@
 # (60000), ROCECC_PFC_XON (40000), ROCECC_PFC_DEPTH (8),
 # ROCECC_PFC_LINK_MBIT (30), ROCECC_PFC_KO, ROCECC_PFC_KEEP=1
 # (the runs' files to build/vm-out/t_pfc_incast).
-# Run: flock /work/vm.lock selftests/vm/run selftests/vm/t_pfc_incast.t
+# Run: selftests/vm/run selftests/vm/t_pfc_incast.t
 
 lib=$(dirname "$0")/lib
 . "$lib/tap.sh"

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# roceccd's PFC storm watchdog ([pfc] watchdog, daemon/rd_pfcwd.c) on a
+# roceccd's PFC storm watchdog ([pfc] watchdog, daemon/roceccd/pfcwd.c) on a
 # sender whose priority 3 a switch holds paused:
 #  - host 1 WRITEs to host 2 on priority 3 (traffic class 104 = DSCP 26)
 #    through a 20 Mb/s switch port; roceccd on host 1 attaches rocecc.ko to
@@ -57,7 +57,7 @@
 # XOFF (pfcswitch runs tc to stall the port, up to 0.3 s) and from the
 # watchdog's decision to the event; 0.2 to 1.2 s seen; on real hardware
 # ~100).
-# Run: flock /work/vm.lock selftests/vm/run selftests/vm/t_pfc_storm.t
+# Run: selftests/vm/run selftests/vm/t_pfc_storm.t
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$top/selftests/vm/lib
@@ -349,7 +349,7 @@ tap_is "$(metric rocecc_pfcwd_restorations_total)" 1 "rocecc_pfcwd_restorations_
 tap_is "$(metric rocecc_pfcwd_pfc_disabled)" 0 "rocecc_pfcwd_pfc_disabled 0"
 _topo_sleep 1
 ! grep -q "changed behind roceccd's back" "$work/rd.log"
-tap_ok $? "rd_dcb.c did not take the watchdog's changes for drift"
+tap_ok $? "roceccd/dcb.c did not take the watchdog's changes for drift"
 
 if [ "$HAVE_SCH" != 1 ]; then
 	tap_skip "part 2 (a real storm through the rocecc qdisc): rocecc.ko has no rocecc qdisc with transmit-side PFC attributes yet (kmod/sch.c, TX_PAUSED)"
@@ -514,7 +514,7 @@ topo_pfc_stop
 traffic_stop
 _topo_sleep 2
 ! grep -q "changed behind roceccd's back" "$work/rd.log"
-tap_ok $? "rd_dcb.c never saw the watchdog's changes as drift"
+tap_ok $? "roceccd/dcb.c never saw the watchdog's changes as drift"
 
 kill "$rdpid"
 wait "$rdpid"

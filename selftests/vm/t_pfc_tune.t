@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# roceccd's closed-loop PFC buffer tuner ([pfc] tune = on, daemon/pfctune.h)
-# writing real DCB buffers of rocecc.ko's software DCB on host 2 (veth2):
+# roceccd's closed-loop PFC buffer tuner ([pfc] tune = on,
+# daemon/policy/pfctune.h) writing real DCB buffers of rocecc.ko's software
+# DCB on host 2 (veth2):
 #  - [pfc] buffer_size puts priority 3's buffer 1 at 4 KB, below the floor
 #    (the calculator's headroom + 2 MTU), and the lossy buffer 0 at 250 KB
 #    of the 256 KB total: the tuner raises buffer 1 to the floor at once

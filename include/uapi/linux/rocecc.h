@@ -108,72 +108,57 @@ enum rocecc_profile {
  * devices attached later start with (sysctl net.rocecc.default.*). The
  * per-device sets are sysctl net.rocecc.<dev>.*; sysctl and netlink read
  * and write the same store.
+ *
+ * What each command takes and returns, nesting included, is spelled out in
+ * "Commands and their attribute trees" at the end of this file.
  */
 enum rocecc_cmd {
 	ROCECC_CMD_UNSPEC,
-	/* admin. Request: device. Attach it; event DEV_ATTACHED. */
+	/* admin. Attach a device; event DEV_ATTACHED. */
 	ROCECC_CMD_DEV_ATTACH,
-	/* admin. Request: device. Detach it; event DEV_DETACHED. */
+	/* admin. Detach a device; event DEV_DETACHED. */
 	ROCECC_CMD_DEV_DETACH,
-	/*
-	 * do: request device, reply one device; dump: every attached device.
-	 * Reply: DEV_IFINDEX, DEV_NAME, STATS, DEV_SW_DCB, PFC (if
-	 * DEV_SW_DCB is 1).
-	 */
+	/* One attached device (do) or every one (dump), with its counters. */
 	ROCECC_CMD_DEV_GET,
-	/*
-	 * do: request device or none (the default set); dump: the default set
-	 * first, then every attached device. Reply: DEV_IFINDEX (0 for the
-	 * default set), DEV_NAME (devices only), PARAMS with every parameter,
-	 * PROFILE if the set equals one profile exactly (absent: "custom").
-	 */
+	/* One parameter set (do), or the default set and every device's (dump). */
 	ROCECC_CMD_PARAM_GET,
 	/*
-	 * admin. Request: device or none, PARAMS with one or more parameters.
-	 * Every value is checked against its range first; the set changes
-	 * as a whole or not at all. Event PARAM_CHANGED if anything changed.
+	 * admin. Set one or more parameters of one set. Every value is
+	 * checked against its range first; the set changes as a whole or not
+	 * at all. Event PARAM_CHANGED if anything changed.
 	 */
 	ROCECC_CMD_PARAM_SET,
-	/* admin. Request: device or none, PROFILE. Load a whole profile. */
+	/* admin. Load a whole profile into one set; event PARAM_CHANGED. */
 	ROCECC_CMD_PROFILE_SET,
 	/* Events, multicast group ROCECC_GENL_MCGRP_EVENTS ("events"). */
-	/* DEV_IFINDEX, DEV_NAME: a device was attached */
+	/* a device was attached */
 	ROCECC_CMD_DEV_ATTACHED,
-	/* DEV_IFINDEX, DEV_NAME: a device was detached on request */
+	/* a device was detached on request */
 	ROCECC_CMD_DEV_DETACHED,
 	/*
-	 * DEV_IFINDEX, DEV_NAME: an attached device was unregistered (deleted,
-	 * or moved to another network namespace) and is detached.
+	 * an attached device was unregistered (deleted, or moved to another
+	 * network namespace) and is detached
 	 */
 	ROCECC_CMD_DEV_GONE,
 	/*
-	 * DEV_IFINDEX (0: the default set), DEV_NAME (devices only), PARAMS
-	 * with the parameters whose value changed, and their new values;
-	 * whichever view (sysctl or netlink) changed them.
+	 * parameters of a set changed, whichever view (sysctl or netlink)
+	 * changed them
 	 */
 	ROCECC_CMD_PARAM_CHANGED,
-	/*
-	 * dump only: request device or none (all devices). One message per
-	 * flow: DEV_IFINDEX, FLOW (nest of enum rocecc_flow_attr). Flows come
-	 * and go while a dump runs; each one is a consistent snapshot.
-	 */
+	/* dump only: the datapath's flows, one message per flow */
 	ROCECC_CMD_FLOW_GET,
 	/*
-	 * Event ("events" group). DEV_IFINDEX, FLOW with the new flow's key:
-	 * RADDR, RQPN (LQPN and LADDR are learnt from the flow's packets after
-	 * it is created, and absent here). The datapath started tracking a
-	 * flow. A flow refused because the table is full sends none (it is
-	 * counted in ROCECC_STAT_FLOW_TABLE_FULL).
+	 * Event: the datapath started tracking a flow. A flow refused because
+	 * the table is full sends none (it is counted in
+	 * ROCECC_STAT_FLOW_TABLE_FULL).
 	 */
 	ROCECC_CMD_FLOW_CREATED,
 	/*
-	 * Event ("events" group). DEV_IFINDEX, FLOW as in a FLOW_GET dump: the
-	 * key and the flow's final state and counters (a packet in flight as
-	 * it expires may be missing). The flow had no packet for module
-	 * parameter flow_idle_ms and is removed; it follows the flow's
-	 * FLOW_CREATED. Flows removed because their device is detached or
-	 * unregistered, or the module unloads, send none: DEV_DETACHED or
-	 * DEV_GONE ends every flow of that device.
+	 * Event: a flow had no packet for module parameter flow_idle_ms and
+	 * is removed; it follows the flow's FLOW_CREATED. Flows removed
+	 * because their device is detached or unregistered, or the module
+	 * unloads, send none: DEV_DETACHED or DEV_GONE ends every flow of
+	 * that device.
 	 */
 	ROCECC_CMD_FLOW_EXPIRED,
 
@@ -413,5 +398,180 @@ enum rocecc_pfc_prio_attr {
 	__ROCECC_PFC_PRIO_A_MAX,
 	ROCECC_PFC_PRIO_A_MAX = __ROCECC_PFC_PRIO_A_MAX - 1
 };
+
+/*
+ * Commands and their attribute trees
+ * ==================================
+ *
+ * The attributes each command takes and returns, with their nesting; "[ ]"
+ * marks an attribute that may be absent, "..." a nest whose members repeat.
+ * Types are the netlink policy types. Every u64 is put with a PAD
+ * attribute of its own nest (ROCECC_STAT_PAD, ROCECC_FLOW_A_PAD,
+ * ROCECC_PFC_A_PAD, ROCECC_PFC_PRIO_A_PAD) for alignment when needed:
+ * readers skip PAD. Readers also skip attribute types they do not know
+ * (the enums grow at their ends). Requests carry no attribute that a
+ * command does not list: the kernel refuses it.
+ *
+ * A device selector is
+ *
+ *    [ROCECC_A_DEV_IFINDEX]: NLA_U32
+ *    [ROCECC_A_DEV_NAME]: NLA_NUL_STRING, maxlen IFNAMSIZ - 1
+ *
+ * ("device" below: at least one of them; "device or none": neither selects
+ * the default parameter set, as does ifindex 0).
+ *
+ * ROCECC_CMD_DEV_ATTACH, ROCECC_CMD_DEV_DETACH (admin, do)
+ * -------------------------------------------------------
+ *
+ *    request: device
+ *    reply:   none (the netlink ACK)
+ *
+ * ROCECC_CMD_DEV_GET (do and dump)
+ * --------------------------------
+ *
+ *    do request:   device
+ *    dump request: none (a selector given is ignored)
+ *
+ * The reply (one message; a dump: one per attached device, NLM_F_MULTI):
+ *
+ *    ROCECC_A_DEV_IFINDEX: NLA_U32
+ *    ROCECC_A_DEV_NAME: NLA_NUL_STRING
+ *    ROCECC_A_STATS: NLA_NESTED
+ *        ROCECC_STAT_NP_CNP_SENT ... ROCECC_STAT_ECT_MARKED: NLA_U64
+ *            (every enum rocecc_stat from ROCECC_STAT_NP_CNP_SENT on)
+ *    ROCECC_A_DEV_SW_DCB: NLA_U8
+ *    [ROCECC_A_PFC]: NLA_NESTED                  (only if DEV_SW_DCB is 1)
+ *        ROCECC_PFC_A_UNENFORCED: NLA_U64
+ *        ROCECC_PFC_A_PAUSE_RX: NLA_U64
+ *        ROCECC_PFC_A_SPEED: NLA_U32
+ *        ROCECC_PFC_A_TX_ERRORS: NLA_U64
+ *        ROCECC_PFC_A_UNTRACKED: NLA_U64
+ *        ROCECC_PFC_A_PRIO: NLA_NESTED           (8 of them, priority 0..7)
+ *            ROCECC_PFC_PRIO_A_PRIO: NLA_U8
+ *            ROCECC_PFC_PRIO_A_EN: NLA_U8
+ *            ROCECC_PFC_PRIO_A_BUFFER: NLA_U8
+ *            ROCECC_PFC_PRIO_A_INDICATIONS: NLA_U64
+ *            ROCECC_PFC_PRIO_A_REQUESTS: NLA_U64
+ *            ROCECC_PFC_PRIO_A_OCC: NLA_U32
+ *            ROCECC_PFC_PRIO_A_OCC_MAX: NLA_U32
+ *            ROCECC_PFC_PRIO_A_XOFF: NLA_U32
+ *            ROCECC_PFC_PRIO_A_XON: NLA_U32
+ *            ROCECC_PFC_PRIO_A_PAUSED: NLA_U8
+ *            [the next six only while the device's root qdisc is rocecc's]
+ *            [ROCECC_PFC_PRIO_A_TX_PAUSED]: NLA_U8
+ *            [ROCECC_PFC_PRIO_A_TX_PAUSE_NS]: NLA_U64
+ *            [ROCECC_PFC_PRIO_A_TX_PAUSES]: NLA_U64
+ *            [ROCECC_PFC_PRIO_A_TX_PACKETS]: NLA_U64
+ *            [ROCECC_PFC_PRIO_A_TX_BYTES]: NLA_U64
+ *            [ROCECC_PFC_PRIO_A_TX_BACKLOG]: NLA_U32
+ *
+ * ROCECC_CMD_PARAM_GET (do and dump)
+ * ----------------------------------
+ *
+ *    do request:   device or none
+ *    dump request: none (a selector given is ignored); the default set
+ *                  first, then every attached device's
+ *
+ * The reply (one message per set):
+ *
+ *    ROCECC_A_DEV_IFINDEX: NLA_U32               (0: the default set)
+ *    [ROCECC_A_DEV_NAME]: NLA_NUL_STRING         (devices only)
+ *    ROCECC_A_PARAMS: NLA_NESTED
+ *        ROCECC_PARAM_RP_CLAMP_TGT_RATE ... ROCECC_PARAM_MAX: NLA_U32
+ *            (every enum rocecc_param, the type is the parameter id)
+ *    [ROCECC_A_PROFILE]: NLA_U32                 (the set equals this
+ *                                                profile exactly; absent:
+ *                                                "custom")
+ *
+ * ROCECC_CMD_PARAM_SET (admin, do)
+ * --------------------------------
+ *
+ *    request: device or none, and
+ *        ROCECC_A_PARAMS: NLA_NESTED             (required)
+ *            ROCECC_PARAM_*: NLA_U32             (one or more)
+ *    reply:   none (the netlink ACK; an out-of-range value is named by
+ *             the extack's bad attribute and message)
+ *
+ * ROCECC_CMD_PROFILE_SET (admin, do)
+ * ----------------------------------
+ *
+ *    request: device or none, and
+ *        ROCECC_A_PROFILE: NLA_U32               (required, enum
+ *                                                rocecc_profile)
+ *    reply:   none (the netlink ACK)
+ *
+ * ROCECC_CMD_FLOW_GET (dump only)
+ * -------------------------------
+ *
+ *    request: device or none (none: the flows of every device)
+ *
+ * One message per flow (NLM_F_MULTI):
+ *
+ *    ROCECC_A_DEV_IFINDEX: NLA_U32
+ *    ROCECC_A_FLOW: NLA_NESTED
+ *        ROCECC_FLOW_A_RADDR: NLA_BINARY, len 16
+ *        ROCECC_FLOW_A_RQPN: NLA_U32
+ *        [ROCECC_FLOW_A_LQPN]: NLA_U32           (once learnt)
+ *        ROCECC_FLOW_A_RC: NLA_U32
+ *        ROCECC_FLOW_A_RT: NLA_U32
+ *        ROCECC_FLOW_A_ALPHA: NLA_U32
+ *        ROCECC_FLOW_A_BYTES: NLA_U64
+ *        ROCECC_FLOW_A_CNP_HANDLED: NLA_U64
+ *        ROCECC_FLOW_A_CNP_IGNORED: NLA_U64
+ *        ROCECC_FLOW_A_CNP_SENT: NLA_U64
+ *        ROCECC_FLOW_A_CE_SEEN: NLA_U64
+ *        ROCECC_FLOW_A_LAST_CNP_RX: NLA_U64
+ *        ROCECC_FLOW_A_LAST_CNP_TX: NLA_U64
+ *        ROCECC_FLOW_A_LAST_CUT: NLA_U64
+ *        ROCECC_FLOW_A_LAST_INCREASE: NLA_U64
+ *        ROCECC_FLOW_A_PACING_BUDGET: NLA_U32
+ *        ROCECC_FLOW_A_PACKETS: NLA_U64
+ *        ROCECC_FLOW_A_PACING_DELAYED: NLA_U64
+ *        ROCECC_FLOW_A_PACING_CAPPED: NLA_U64
+ *        ROCECC_FLOW_A_PACING_BACKLOG: NLA_U64
+ *        [ROCECC_FLOW_A_QP_TIMEOUT]: NLA_U32     (if BUDGET_KNOWN is 1)
+ *        ROCECC_FLOW_A_LIMITED: NLA_U8
+ *        ROCECC_FLOW_A_CNP_SUPPRESSED: NLA_U64
+ *        [ROCECC_FLOW_A_LADDR]: NLA_BINARY, len 16   (once learnt)
+ *        ROCECC_FLOW_A_LAST_ACTIVE: NLA_U64
+ *        ROCECC_FLOW_A_INC_TIMER: NLA_U64
+ *        ROCECC_FLOW_A_INC_BYTE: NLA_U64
+ *        ROCECC_FLOW_A_CUTS: NLA_U64
+ *        ROCECC_FLOW_A_CNP_TX_ERRORS: NLA_U64
+ *        ROCECC_FLOW_A_UNPACED_PACKETS: NLA_U64
+ *        ROCECC_FLOW_A_BUDGET_KNOWN: NLA_U8
+ *        ROCECC_FLOW_A_STATE_NS: NLA_U64
+ *
+ * Flows come and go while a dump runs; each message is a consistent
+ * snapshot of one flow.
+ *
+ * Events (multicast group "events", unsolicited, sequence number 0)
+ * -----------------------------------------------------------------
+ *
+ * ROCECC_CMD_DEV_ATTACHED, ROCECC_CMD_DEV_DETACHED, ROCECC_CMD_DEV_GONE:
+ *
+ *    ROCECC_A_DEV_IFINDEX: NLA_U32
+ *    ROCECC_A_DEV_NAME: NLA_NUL_STRING
+ *
+ * ROCECC_CMD_PARAM_CHANGED:
+ *
+ *    ROCECC_A_DEV_IFINDEX: NLA_U32               (0: the default set)
+ *    [ROCECC_A_DEV_NAME]: NLA_NUL_STRING         (devices only)
+ *    ROCECC_A_PARAMS: NLA_NESTED
+ *        ROCECC_PARAM_*: NLA_U32                 (only those that changed,
+ *                                                with their new values)
+ *
+ * ROCECC_CMD_FLOW_CREATED (the key only: LQPN and LADDR are learnt from
+ * the flow's packets after it is created):
+ *
+ *    ROCECC_A_DEV_IFINDEX: NLA_U32
+ *    ROCECC_A_FLOW: NLA_NESTED
+ *        ROCECC_FLOW_A_RADDR: NLA_BINARY, len 16
+ *        ROCECC_FLOW_A_RQPN: NLA_U32
+ *
+ * ROCECC_CMD_FLOW_EXPIRED: as one message of a FLOW_GET dump, with the
+ * flow's final state and counters (a packet in flight as it expires may be
+ * missing).
+ */
 
 #endif /* _UAPI_LINUX_ROCECC_H */

@@ -19,7 +19,7 @@ The ICRC is CRC-32 over 8 bytes 0xff, the IP header with TOS/TTL/checksum
 (IPv4) or traffic class/flow label/hop limit (IPv6) set to ones, the UDP
 header with the checksum set to ones, the BTH with byte 4 set to ones, and
 the rest up to the ICRC, stored least significant byte first
-(shared/reference/dcqcn.md 4.6)."""
+(docs/dcqcn.md §4.4)."""
 import ipaddress
 import struct
 import sys

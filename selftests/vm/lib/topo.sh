@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # topo.sh - N soft-RoCE hosts and one switch inside the test VM (bash, root,
-# sourced by the VM tests; see DESIGN.md, "The testbed").
+# sourced by the VM tests; see docs/design.md §6.2).
 #
 # rxe in 6.1 only works in the initial network namespace, so host H is not a
 # namespace but a veth "vethH" there, with the /32 address 10.0.0.H (and

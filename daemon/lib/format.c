@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Text of roceccd's data. See format.h.
+ */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <rocecc/hist.h>
+#include "flowmon.h"
+
+#include "format.h"
+
+/* 1 us: the first exported le covers everything below */
+#define RD_PROM_MIN_NS	1024
+
+void rd_peer_str(const uint8_t peer[16], char *buf, size_t n)
+{
+	static const uint8_t v4mapped[12] = {
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+	};
+
+	if (!memcmp(peer, v4mapped, sizeof(v4mapped))) {
+		if (!inet_ntop(AF_INET, peer + 12, buf, n))
+			snprintf(buf, n, "?");
+	} else if (!inet_ntop(AF_INET6, peer, buf, n)) {
+		snprintf(buf, n, "?");
+	}
+}
+
+int rd_flow_name(char *buf, size_t n, const char *comm, uint32_t pid,
+		 uint32_t lqpn, const char *peer, uint32_t rqpn)
+{
+	const char *lb = strchr(peer, ':') ? "[" : "";
+	const char *rb = *lb ? "]" : "";
+	char owner[96];
+
+	if (!comm || !*comm)
+		comm = "?";
+	if (pid)
+		snprintf(owner, sizeof(owner), "%s[%" PRIu32 "]", comm, pid);
+	else
+		snprintf(owner, sizeof(owner), "%s", comm);
+	return snprintf(buf, n, "%s %" PRIu32 " -> %s%s%s:%" PRIu32,
+			owner, lqpn, lb, peer, rb, rqpn);
+}
+
+void rd_prom_escape(const char *in, char *out, size_t n)
+{
+	size_t o = 0;
+
+	if (!n)
+		return;
+	for (; *in; in++) {
+		const char *rep = NULL;
+		char one[2] = { *in, 0 };
+		size_t len;
+
+		if (*in == '\\')
+			rep = "\\\\";
+		else if (*in == '"')
+			rep = "\\\"";
+		else if (*in == '\n')
+			rep = "\\n";
+		else
+			rep = one;
+		len = strlen(rep);
+		if (o + len > n - 1)
+			break;
+		memcpy(out + o, rep, len);
+		o += len;
+	}
+	out[o] = '\0';
+}
+
+int rd_parse_ms(const char *s, uint64_t *ms)
+{
+	double v, scale = 1000.0;
+	char *end;
+
+	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (end == s || errno)
+		return -EINVAL;
+	if (!strcmp(end, "ms"))
+		scale = 1.0;
+	else if (strcmp(end, "s") && *end)
+		return -EINVAL;
+	if (strpbrk(s, "xXpPnNiI"))	/* hex floats, nan, inf */
+		return -EINVAL;
+	v *= scale;
+	if (v < 1.0 || v > 86400000.0)
+		return -ERANGE;
+	*ms = (uint64_t)(v + 0.5);
+	return 0;
+}
+
+int rd_parse_port(const char *s, uint16_t *port)
+{
+	unsigned long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (*end)
+		return -EINVAL;
+	if (errno || v < 1 || v > 65535)
+		return -ERANGE;
+	*port = (uint16_t)v;
+	return 0;
+}
+
+int rd_log_level(const char *s)
+{
+	static const char *const names[] = { "error", "warn", "info", "debug" };
+	unsigned int i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcasecmp(s, names[i]))
+			return (int)i;
+	return -1;
+}
+
+bool rd_valid_per_octave(unsigned int p)
+{
+	return p == 1 || p == 2 || p == 4 || p == 8 || p == 16;
+}
+
+bool rd_hist_percentile(const __u64 *buckets, uint32_t ppm, uint64_t *ns)
+{
+	__u64 v;
+
+	if (!rocecc_hist_percentile(buckets,
+				    FLOWMON_HIST_SUB_BITS,
+				    FLOWMON_HIST_RANGE_BITS, ppm, &v))
+		return false;
+	*ns = v;
+	return true;
+}
+
+uint64_t rd_hist_count(const __u64 *buckets)
+{
+	uint64_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < FLOWMON_HIST_BUCKETS; i++)
+		n += buckets[i];
+	return n;
+}
+
+/*
+ * Is regular bucket @i the last of its group, with @per_octave groups per
+ * power of two? Bucket i >= 2S (S = 2^k) holds values with v >> s = i - (s
+ * << k) in [S, 2S): sub-bucket j = i & (S - 1) of its octave. The exact
+ * buckets below 2S end a group only at 2S - 1.
+ */
+static bool rd_group_end(unsigned int i, unsigned int per_octave)
+{
+	unsigned int S = 1u << FLOWMON_HIST_SUB_BITS;
+
+	if (i < 2 * S)
+		return i == 2 * S - 1;
+	return ((i & (S - 1)) + 1) % (S / per_octave) == 0;
+}
+
+unsigned int rd_prom_hist(FILE *f, const char *name, const char *labels,
+			  const __u64 *buckets, uint64_t sum_ns,
+			  unsigned int per_octave)
+{
+	const char *sep = *labels ? "," : "";
+	unsigned int i, lines = 0;
+	unsigned int over = rocecc_hist_overflow(FLOWMON_HIST_SUB_BITS,
+						 FLOWMON_HIST_RANGE_BITS);
+	uint64_t cum = 0, upper;
+
+	if (!rd_valid_per_octave(per_octave))
+		per_octave = 4;
+	for (i = 0; i < over; i++) {
+		cum += buckets[i];
+		upper = rocecc_hist_upper(i, FLOWMON_HIST_SUB_BITS,
+					  FLOWMON_HIST_RANGE_BITS);
+		if (upper + 1 < RD_PROM_MIN_NS || !rd_group_end(i, per_octave))
+			continue;
+		fprintf(f, "%s_bucket{%s%sle=\"%.12g\"} %" PRIu64 "\n",
+			name, labels, sep, (double)upper / 1e9, cum);
+		lines++;
+	}
+	cum += buckets[over];
+	fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name, labels,
+		sep, cum);
+	fprintf(f, "%s_sum%s%s%s %.9f\n", name, *labels ? "{" : "", labels,
+		*labels ? "}" : "", (double)sum_ns / 1e9);
+	fprintf(f, "%s_count%s%s%s %" PRIu64 "\n", name, *labels ? "{" : "",
+		labels, *labels ? "}" : "", cum);
+	return lines + 1;
+}

@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Parsing and naming for the rocecc CLI and roceccd. See parse.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <uapi/linux/rocecc.h>
+
+#include "parse.h"
+
+int cli_parse_u32(const char *s, uint32_t *out)
+{
+	unsigned long long v;
+	const char *p = s;
+	char *end;
+	int base = 10;
+
+	if (!s || !*s)
+		return -EINVAL;
+	if (*p == '-') {
+		/* Only a number is "out of range"; "-x" is no number. */
+		if (!isdigit((unsigned char)p[1]))
+			return -EINVAL;
+		strtoull(p + 1, &end, 10);
+		return *end ? -EINVAL : -ERANGE;
+	}
+	if (!isdigit((unsigned char)*p))
+		return -EINVAL;
+	if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		base = 16;
+		p += 2;
+		if (!isxdigit((unsigned char)*p))
+			return -EINVAL;
+	}
+	errno = 0;
+	v = strtoull(p, &end, base);
+	if (*end)
+		return -EINVAL;
+	if (errno == ERANGE || v > 0xffffffffULL)
+		return -ERANGE;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+bool cli_matches(const char *arg, const char *word)
+{
+	size_t n = strlen(arg);
+
+	return n && n <= strlen(word) && !strncmp(arg, word, n);
+}
+
+static const char *const cli_profiles[__ROCECC_PROFILE_MAX] = {
+	[ROCECC_PROFILE_MLX5] = "mlx5",
+	[ROCECC_PROFILE_PAPER] = "paper",
+};
+
+int cli_profile_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < __ROCECC_PROFILE_MAX; i++)
+		if (cli_profiles[i] && !strcmp(name, cli_profiles[i]))
+			return i;
+	return -1;
+}
+
+const char *cli_profile_name(int profile)
+{
+	if (profile < 0 || profile >= __ROCECC_PROFILE_MAX)
+		return NULL;
+	return cli_profiles[profile];
+}
+
+static const char *const cli_stats[__ROCECC_STAT_MAX] = {
+	[ROCECC_STAT_NP_CNP_SENT] = "np_cnp_sent",
+	[ROCECC_STAT_NP_ECN_MARKED_ROCE_PACKETS] = "np_ecn_marked_roce_packets",
+	[ROCECC_STAT_RP_CNP_HANDLED] = "rp_cnp_handled",
+	[ROCECC_STAT_RP_CNP_IGNORED] = "rp_cnp_ignored",
+	[ROCECC_STAT_FLOWS] = "flows",
+	[ROCECC_STAT_FLOW_TABLE_FULL] = "flow_table_full",
+	[ROCECC_STAT_PACING_DELAYED] = "pacing_delayed",
+	[ROCECC_STAT_RESOLVER_MISS] = "resolver_miss",
+	[ROCECC_STAT_MALFORMED] = "malformed",
+	[ROCECC_STAT_PACING_CAPPED] = "pacing_capped",
+	[ROCECC_STAT_ECT_MARKED] = "ect_marked",
+};
+
+const char *cli_stat_name(unsigned int stat)
+{
+	return stat < __ROCECC_STAT_MAX ? cli_stats[stat] : NULL;
+}
+
+const char *cli_strip_prefix(const char *msg)
+{
+	static const char pfx[] = "rocecc: ";
+
+	if (!strncmp(msg, pfx, sizeof(pfx) - 1))
+		return msg + sizeof(pfx) - 1;
+	return msg;
+}
+
+int cli_parse_scope(int *argc, char ***argv, struct cli_scope *sc)
+{
+	sc->dev = NULL;
+	sc->given = false;
+	if (*argc < 1)
+		return 0;
+	if (!strcmp((*argv)[0], "dev")) {
+		if (*argc < 2)
+			return -1;
+		sc->dev = (*argv)[1];
+		sc->given = true;
+		*argc -= 2;
+		*argv += 2;
+	} else if (!strcmp((*argv)[0], "default")) {
+		sc->given = true;
+		*argc -= 1;
+		*argv += 1;
+	}
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Generic netlink plumbing of the rocecc CLI (libmnl): resolve the "rocecc"
+ * family, send a request, run the replies through a callback, and keep the
+ * kernel's extack message of a failed request.
+ */
+#ifndef _ROCECC_LIB_ROCECC_NL_H
+#define _ROCECC_LIB_ROCECC_NL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+struct rnl {
+	struct mnl_socket *sk;
+	unsigned int portid;
+	unsigned int seq;
+	uint16_t family;		/* genetlink family id of "rocecc" */
+	uint32_t mcgrp_events;		/* id of its "events" group, 0 if none */
+	char *buf;			/* one request / receive buffer */
+	size_t bufsz;
+	/* Of the last failed request: */
+	char ext_msg[512];		/* extack message, "" if none */
+	uint32_t ext_offs;		/* offset of the bad attribute, or 0 */
+};
+
+/*
+ * Open a socket and resolve the family. Returns 0, -ENOENT if the family
+ * does not exist (module not loaded), or another -errno.
+ */
+int rnl_open(struct rnl *r);
+void rnl_close(struct rnl *r);
+
+/* Start a request in r->buf: ROCECC @cmd with NLM_F_REQUEST | @flags. */
+struct nlmsghdr *rnl_msg(struct rnl *r, uint8_t cmd, uint16_t flags);
+
+/*
+ * Send @nlh and run every reply through @cb (may be NULL) until the ACK,
+ * the end of a dump or an error. Returns 0 or -errno (and sets ext_msg).
+ */
+int rnl_talk(struct rnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
+
+/* Join the "events" group and run @cb on every message, forever. */
+int rnl_listen(struct rnl *r, mnl_cb_t cb, void *data);
+
+#endif /* _ROCECC_LIB_ROCECC_NL_H */

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocecc: the attributes of rocecc.ko's replies and events, and the scope
+ * of a request. See rocecc.h.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+#include <linux/genetlink.h>
+
+#include "rocecc.h"
+
+const char *scope_name(const struct cli_scope *sc)
+{
+	return sc->dev ? sc->dev : "default";
+}
+
+void put_scope(struct nlmsghdr *nlh, const struct cli_scope *sc)
+{
+	if (sc->dev)
+		mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, sc->dev);
+}
+
+static int attr_cb(const struct nlattr *a, void *data)
+{
+	struct attrs *at = data;
+	unsigned int type = mnl_attr_get_type(a);
+	enum mnl_attr_data_type want;
+
+	if (type > ROCECC_A_MAX)
+		return MNL_CB_OK;	/* newer kernel: ignore */
+	switch (type) {
+	case ROCECC_A_DEV_IFINDEX:
+	case ROCECC_A_PROFILE:
+		want = MNL_TYPE_U32;
+		break;
+	case ROCECC_A_DEV_NAME:
+		want = MNL_TYPE_NUL_STRING;
+		break;
+	case ROCECC_A_DEV_SW_DCB:
+		want = MNL_TYPE_U8;
+		break;
+	case ROCECC_A_PARAMS:
+	case ROCECC_A_STATS:
+	case ROCECC_A_FLOW:
+	case ROCECC_A_PFC:
+		want = MNL_TYPE_NESTED;
+		break;
+	default:
+		return MNL_CB_OK;
+	}
+	if (mnl_attr_validate(a, want) < 0) {
+		fprintf(stderr, "%s: malformed attribute %u from the kernel\n",
+			cli_prog, type);
+		return MNL_CB_ERROR;
+	}
+	at->tb[type] = a;
+	return MNL_CB_OK;
+}
+
+int parse_attrs(const struct nlmsghdr *nlh, struct attrs *at)
+{
+	memset(at, 0, sizeof(*at));
+	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), attr_cb, at);
+}
+
+const char *attr_name(const struct attrs *at)
+{
+	if (at->tb[ROCECC_A_DEV_NAME])
+		return mnl_attr_get_str(at->tb[ROCECC_A_DEV_NAME]);
+	return "default";
+}
+
+uint32_t attr_ifindex(const struct attrs *at)
+{
+	return at->tb[ROCECC_A_DEV_IFINDEX] ?
+	       mnl_attr_get_u32(at->tb[ROCECC_A_DEV_IFINDEX]) : 0;
+}
+
+void parse_params(const struct nlattr *nest, uint32_t v[ROCECC_PARAM_MAX + 1],
+		  bool have[ROCECC_PARAM_MAX + 1])
+{
+	const struct nlattr *a;
+	unsigned int id;
+
+	memset(have, 0, sizeof(bool) * (ROCECC_PARAM_MAX + 1));
+	if (!nest)
+		return;
+	mnl_attr_for_each_nested(a, nest) {
+		id = mnl_attr_get_type(a);
+		if (id == 0 || id > ROCECC_PARAM_MAX ||
+		    mnl_attr_validate(a, MNL_TYPE_U32) < 0)
+			continue;
+		v[id] = mnl_attr_get_u32(a);
+		have[id] = true;
+	}
+}

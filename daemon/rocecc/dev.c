@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * rocecc dev attach | detach | show: the devices rocecc.ko runs on, their
+ * counters (-s) and software PFC state.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <json-c/json.h>
+#include <libmnl/libmnl.h>
+
+#include "rocecc.h"
+
+/*
+ * The software PFC nest (ROCECC_A_PFC) of a DEV_GET reply, by name. Every
+ * value is an unsigned integer of the size the kernel sent (u8/u32/u64);
+ * unknown attributes (a newer kernel) are skipped.
+ */
+static const char *const pfc_names[ROCECC_PFC_A_MAX + 1] = {
+	[ROCECC_PFC_A_UNENFORCED] = "unenforced",
+	[ROCECC_PFC_A_PAUSE_RX] = "pause_rx",
+	[ROCECC_PFC_A_SPEED] = "speed_mbps",
+	[ROCECC_PFC_A_TX_ERRORS] = "tx_errors",
+	[ROCECC_PFC_A_UNTRACKED] = "untracked",
+};
+
+static const char *const pfc_prio_names[ROCECC_PFC_PRIO_A_MAX + 1] = {
+	[ROCECC_PFC_PRIO_A_PRIO] = "prio",
+	[ROCECC_PFC_PRIO_A_EN] = "pfc",
+	[ROCECC_PFC_PRIO_A_BUFFER] = "buffer",
+	[ROCECC_PFC_PRIO_A_INDICATIONS] = "indications",
+	[ROCECC_PFC_PRIO_A_REQUESTS] = "requests",
+	[ROCECC_PFC_PRIO_A_OCC] = "occupancy",
+	[ROCECC_PFC_PRIO_A_OCC_MAX] = "occupancy_max",
+	[ROCECC_PFC_PRIO_A_XOFF] = "xoff",
+	[ROCECC_PFC_PRIO_A_XON] = "xon",
+	[ROCECC_PFC_PRIO_A_PAUSED] = "pausing_peer",
+	[ROCECC_PFC_PRIO_A_TX_PAUSED] = "tx_paused",
+	[ROCECC_PFC_PRIO_A_TX_PAUSE_NS] = "tx_pause_ns",
+	[ROCECC_PFC_PRIO_A_TX_PAUSES] = "tx_pauses",
+	[ROCECC_PFC_PRIO_A_TX_PACKETS] = "tx_packets",
+	[ROCECC_PFC_PRIO_A_TX_BYTES] = "tx_bytes",
+	[ROCECC_PFC_PRIO_A_TX_BACKLOG] = "tx_backlog",
+};
+
+/* An unsigned attribute of any width, or false. */
+static bool attr_uint(const struct nlattr *a, uint64_t *v)
+{
+	switch (mnl_attr_get_payload_len(a)) {
+	case 1:
+		*v = mnl_attr_get_u8(a);
+		return true;
+	case 4:
+		*v = mnl_attr_get_u32(a);
+		return true;
+	case 8:
+		*v = mnl_attr_get_u64(a);
+		return true;
+	}
+	return false;
+}
+
+/* One nest's named values into a JSON object, or as "name value" text. */
+static void pfc_values(const struct nlattr *nest, const char *const *names,
+		       unsigned int max, json_object *o, bool text)
+{
+	const struct nlattr *a;
+	unsigned int t;
+	uint64_t v;
+
+	mnl_attr_for_each_nested(a, nest) {
+		t = mnl_attr_get_type(a);
+		if (t > max || !names[t] || !attr_uint(a, &v))
+			continue;
+		if (o)
+			json_object_object_add(o, names[t],
+					       json_object_new_uint64(v));
+		if (text)
+			printf(" %s %llu", names[t], (unsigned long long)v);
+	}
+}
+
+/*
+ * ROCECC_A_PFC: as "pfc" in JSON; as text (with -s) one line for the
+ * device and one per priority that has PFC or has seen a frame.
+ */
+static void dev_show_pfc(const struct nlattr *nest, json_object *o)
+{
+	json_object *pfc = o ? json_object_new_object() : NULL;
+	json_object *prios = o ? json_object_new_array() : NULL;
+	const struct nlattr *a, *b;
+	uint64_t v;
+	bool show;
+
+	if (!o)
+		printf("    pfc:");
+	pfc_values(nest, pfc_names, ROCECC_PFC_A_MAX, pfc, !o);
+	if (!o)
+		putchar('\n');
+	mnl_attr_for_each_nested(a, nest) {
+		if (mnl_attr_get_type(a) != ROCECC_PFC_A_PRIO)
+			continue;
+		if (o) {
+			json_object *e = json_object_new_object();
+
+			pfc_values(a, pfc_prio_names, ROCECC_PFC_PRIO_A_MAX, e,
+				   false);
+			json_object_array_add(prios, e);
+			continue;
+		}
+		show = false;
+		mnl_attr_for_each_nested(b, a) {
+			unsigned int t = mnl_attr_get_type(b);
+
+			if ((t == ROCECC_PFC_PRIO_A_EN ||
+			     t == ROCECC_PFC_PRIO_A_INDICATIONS ||
+			     t == ROCECC_PFC_PRIO_A_REQUESTS) &&
+			    attr_uint(b, &v) && v)
+				show = true;
+		}
+		if (!show)
+			continue;
+		printf("     ");
+		pfc_values(a, pfc_prio_names, ROCECC_PFC_PRIO_A_MAX, NULL, true);
+		putchar('\n');
+	}
+	if (o) {
+		json_object_object_add(pfc, "prio", prios);
+		json_object_object_add(o, "pfc", pfc);
+	}
+}
+
+static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct cli *c = data;
+	uint64_t st[ROCECC_STAT_MAX + 1] = { 0 };
+	bool have[ROCECC_STAT_MAX + 1] = { false };
+	const struct nlattr *a;
+	struct attrs at;
+	unsigned int t, n;
+
+	if (parse_attrs(nlh, &at) < 0)
+		return MNL_CB_ERROR;
+	if (at.tb[ROCECC_A_STATS]) {
+		mnl_attr_for_each_nested(a, at.tb[ROCECC_A_STATS]) {
+			t = mnl_attr_get_type(a);
+			/* A newer kernel's counters are skipped, not fatal. */
+			if (t > ROCECC_STAT_MAX || !cli_stat_name(t) ||
+			    mnl_attr_validate(a, MNL_TYPE_U64) < 0)
+				continue;
+			st[t] = mnl_attr_get_u64(a);
+			have[t] = true;
+		}
+	}
+
+	if (c->json) {
+		json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "ifindex",
+				       json_object_new_int64(attr_ifindex(&at)));
+		json_object_object_add(o, "dev",
+				       json_object_new_string(attr_name(&at)));
+		if (at.tb[ROCECC_A_DEV_SW_DCB])
+			json_object_object_add(o, "sw_dcb",
+					       json_object_new_boolean(mnl_attr_get_u8(at.tb[ROCECC_A_DEV_SW_DCB])));
+		if (at.tb[ROCECC_A_PFC])
+			dev_show_pfc(at.tb[ROCECC_A_PFC], o);
+		if (c->stats) {
+			json_object *s = json_object_new_object();
+
+			for (t = 0; t <= ROCECC_STAT_MAX; t++)
+				if (have[t])
+					json_object_object_add(s, cli_stat_name(t),
+							       json_object_new_uint64(st[t]));
+			json_object_object_add(o, "stats", s);
+		}
+		out_json(c, o);
+		return MNL_CB_OK;
+	}
+
+	if (!c->rows++)
+		printf("%-16s %7s\n", "DEV", "IFINDEX");
+	printf("%-16s %7u\n", attr_name(&at), attr_ifindex(&at));
+	if (c->stats) {
+		/* The mlx5 counters on one line, rocecc's own below, 4 a line. */
+		n = 0;
+		for (t = 0; t <= ROCECC_STAT_MAX; t++) {
+			if (!have[t])
+				continue;
+			printf("%s%s %llu", n++ ? "  " : "    ", cli_stat_name(t),
+			       (unsigned long long)st[t]);
+			if (t == ROCECC_STAT_RP_CNP_IGNORED || n == 4) {
+				putchar('\n');
+				n = 0;
+			}
+		}
+		if (n)
+			putchar('\n');
+		if (at.tb[ROCECC_A_PFC])
+			dev_show_pfc(at.tb[ROCECC_A_PFC], NULL);
+	}
+	return MNL_CB_OK;
+}
+
+int do_dev(struct cli *c, int argc, char **argv)
+{
+	struct nlmsghdr *nlh;
+	const char *dev;
+	int err;
+
+	if (argc < 1 || cli_matches(argv[0], "show") ||
+	    cli_matches(argv[0], "list")) {
+		if (argc > 2)
+			return usage_error("dev show: unexpected '%s'", argv[2]);
+		if (argc == 2) {
+			nlh = rnl_msg(&c->nl, ROCECC_CMD_DEV_GET, NLM_F_ACK);
+			mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, argv[1]);
+		} else {
+			nlh = rnl_msg(&c->nl, ROCECC_CMD_DEV_GET, NLM_F_DUMP);
+		}
+		err = rnl_talk(&c->nl, nlh, dev_show_cb, c);
+		if (err)
+			return nl_error(c, err, "cannot show %s",
+					argc == 2 ? argv[1] : "devices");
+		flush_json(c);
+		return CLI_EXIT_OK;
+	}
+
+	if (cli_matches(argv[0], "attach") || cli_matches(argv[0], "detach")) {
+		bool attach = argv[0][0] == 'a';
+
+		if (argc != 2)
+			return usage_error("dev %s: %s", attach ? "attach" : "detach",
+					   argc < 2 ? "which device?" : "one device only");
+		dev = argv[1];
+		if (strlen(dev) >= 16)
+			return usage_error("'%s': device names are at most 15 characters", dev);
+		nlh = rnl_msg(&c->nl, attach ? ROCECC_CMD_DEV_ATTACH :
+				      ROCECC_CMD_DEV_DETACH, NLM_F_ACK);
+		mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, dev);
+		err = rnl_talk(&c->nl, nlh, NULL, NULL);
+		if (err)
+			return nl_error(c, err, "cannot %s '%s'",
+					attach ? "attach" : "detach", dev);
+		return CLI_EXIT_OK;
+	}
+	return usage_error("dev: unknown command '%s'", argv[0]);
+}

@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * roceccd: rocecc.ko, over its generic netlink family. Attaching it to the
+ * RoCE netdevs the config selects (fq as their root qdisc first), giving
+ * them the configured profile and parameters, detaching it again; and its
+ * per-device counters for /metrics.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <libmnl/libmnl.h>
+
+#include <rocecc/params.h>
+#include <uapi/linux/rocecc.h>
+
+#include "lib/format.h"
+#include "lib/parse.h"
+#include "lib/rocecc_nl.h"
+#include "roceccd.h"
+
+/* ---- rocecc.ko ------------------------------------------------------------ */
+
+/*
+ * With [module] attach = yes the daemon attaches rocecc.ko to the RoCE
+ * netdevs its "devices" list selects, once the module is loaded (it is
+ * looked for every poll), and gives each the configured profile and
+ * parameters: on attaching, and again after every reload of the config.
+ * A device that is already attached (by an operator, or by a daemon that
+ * died) is adopted: it gets the configuration too, but is not detached on
+ * exit, since this daemon did not attach it. A device someone detaches
+ * while attach = yes is attached again at the next poll: the config file is
+ * the source of truth (set attach = no and reload to stop). Devices this
+ * daemon attached are detached when attach turns no, when they leave the
+ * devices list, and on a clean shutdown.
+ */
+
+/* rocecc.ko's family, opened if it is there; false if not loaded. */
+static bool rd_mod_ready(struct rd *rd)
+{
+	int err;
+
+	if (rd->mod_open)
+		return true;
+	err = rnl_open(&rd->mod);
+	if (err) {
+		if (!rd->mod_absent_logged)
+			rd_log(err == -ENOENT ? LOG_INFO_ : LOG_WARN_,
+			       "rocecc.ko: %s; attaching it waits for it",
+			       err == -ENOENT ? "not loaded" : strerror(-err));
+		rd->mod_absent_logged = true;
+		return false;
+	}
+	rd->mod_open = true;
+	rd->mod_absent_logged = false;
+	return true;
+}
+
+/* The family went away (module unloaded): open it afresh next time. */
+static void rd_mod_lost(struct rd *rd)
+{
+	struct rd_netdev *nd;
+	size_t i;
+
+	rnl_close(&rd->mod);
+	rd->mod_open = false;
+	for (i = 0; i < rd->nnds; i++) {
+		nd = &rd->nds[i];
+		nd->mod_attached = false;
+		nd->mod_gen = 0;
+	}
+}
+
+static int rd_mod_dev_cmd(struct rd *rd, uint8_t cmd, const struct rd_netdev *nd)
+{
+	struct nlmsghdr *nlh = rnl_msg(&rd->mod, cmd, NLM_F_ACK);
+
+	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
+	return rnl_talk(&rd->mod, nlh, NULL, NULL);
+}
+
+static const char *rd_mod_why(struct rd *rd, int err)
+{
+	return rd->mod.ext_msg[0] ? cli_strip_prefix(rd->mod.ext_msg) :
+				    strerror(-err);
+}
+
+/* Profile, then parameters, of the config onto attached device @nd. */
+static int rd_mod_configure(struct rd *rd, struct rd_netdev *nd)
+{
+	const struct rd_conf *c = &rd->conf;
+	struct nlmsghdr *nlh;
+	struct nlattr *nest;
+	unsigned int id, n = 0;
+	int err;
+
+	if (c->profile >= 0) {
+		nlh = rnl_msg(&rd->mod, ROCECC_CMD_PROFILE_SET, NLM_F_ACK);
+		mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
+		mnl_attr_put_u32(nlh, ROCECC_A_PROFILE, (uint32_t)c->profile);
+		err = rnl_talk(&rd->mod, nlh, NULL, NULL);
+		if (err) {
+			rd_log(LOG_ERR_, "%s: rocecc.ko: profile %s: %s", nd->name,
+			       cli_profile_name(c->profile), rd_mod_why(rd, err));
+			return err;
+		}
+	}
+	nlh = rnl_msg(&rd->mod, ROCECC_CMD_PARAM_SET, NLM_F_ACK);
+	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
+	nest = mnl_attr_nest_start(nlh, ROCECC_A_PARAMS);
+	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
+		if (!c->param_set[id])
+			continue;
+		mnl_attr_put_u32(nlh, (uint16_t)id, c->param[id]);
+		n++;
+	}
+	mnl_attr_nest_end(nlh, nest);
+	if (n) {
+		err = rnl_talk(&rd->mod, nlh, NULL, NULL);
+		if (err) {
+			rd_log(LOG_ERR_, "%s: rocecc.ko: setting %u parameters: %s",
+			       nd->name, n, rd_mod_why(rd, err));
+			return err;
+		}
+	}
+	rd_log(LOG_INFO_, "%s: rocecc.ko configured: profile %s, %u parameters",
+	       nd->name, c->profile >= 0 ? cli_profile_name(c->profile) :
+	       "unchanged", n);
+	return 0;
+}
+
+/*
+ * rocecc.ko paces with fq and refuses a netdev without it. With fq = yes
+ * (the default) a root qdisc that is one of the kernel's or the
+ * distribution's defaults is replaced by fq before attaching, and the
+ * default comes back when the daemon detaches the module; any other root
+ * qdisc was chosen by someone and is left alone (the module then refuses
+ * the netdev, and the log says why). Where [pfc] enables PFC on some
+ * priority, the root is rocecc.ko's PFC qdisc "rocecc" instead, with fq
+ * under each of its eight priority classes: a received PFC frame can only
+ * pause a priority through it (rd_root_rocecc()).
+ */
+static void rd_mod_qdisc(struct rd *rd, struct rd_netdev *nd)
+{
+	static const char *const defaults[] = {
+		"noqueue", "pfifo_fast", "fq_codel", "pfifo",
+	};
+	bool pfc = rd->conf.pfc_prio_set && rd->conf.pfc_en &&
+		   rd_conf_dev_selected(rd->conf.pfc_devices, nd->name);
+	char kind[32];
+	size_t i;
+	int err;
+
+	if (!rd->conf.module_fq || rd_root_kind(nd->ifindex, kind, sizeof(kind)))
+		return;
+	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		if (!strcmp(kind, defaults[i]))
+			break;
+	if (i == sizeof(defaults) / sizeof(defaults[0]))
+		return;
+	err = pfc ? rd_root_rocecc(nd->ifindex) : rd_root_fq(nd->ifindex, true);
+	if (err) {
+		rd_log(LOG_ERR_, "%s: cannot replace root qdisc %s by %s: %s",
+		       nd->name, kind, pfc ? "rocecc (PFC) with fq" : "fq",
+		       strerror(-err));
+		if (pfc)	/* half made: the default back */
+			rd_root_fq(nd->ifindex, false);
+		return;
+	}
+	nd->created_fq = true;
+	if (pfc)
+		rd_log(LOG_INFO_, "%s: root qdisc %s replaced by rocecc (PFC, one class per priority) with fq flow_limit 1000 under each (rocecc.ko paces with fq)",
+		       nd->name, kind);
+	else
+		rd_log(LOG_INFO_, "%s: root qdisc %s replaced by fq flow_limit 1000 (rocecc.ko paces with it)",
+		       nd->name, kind);
+}
+
+/* After detaching: the default root qdisc back, if we put fq (or rocecc) there. */
+static void rd_mod_unqdisc(struct rd_netdev *nd)
+{
+	char kind[32];
+	int err;
+
+	if (!nd->created_fq)
+		return;
+	nd->created_fq = false;
+	if (rd_root_kind(nd->ifindex, kind, sizeof(kind)) ||
+	    (strcmp(kind, "fq") && strcmp(kind, "rocecc")))
+		return;		/* gone, or someone changed it since */
+	err = rd_root_fq(nd->ifindex, false);
+	if (err && err != -ENODEV && err != -ENOENT)
+		rd_log(LOG_WARN_, "%s: removing the %s root qdisc: %s", nd->name,
+		       kind, strerror(-err));
+	else if (!err)
+		rd_log(LOG_INFO_, "%s: %s root qdisc removed (default back)",
+		       nd->name, kind);
+}
+
+/* Bring rocecc.ko's attachment of @nd in line with the config. */
+void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
+{
+	bool want = rd->conf.module_attach && rd_conf_dev_selected(rd->conf.module_devices, nd->name);
+	char js[64];
+	int err;
+
+	if (!want && !nd->mod_attached)
+		return;
+	if (!rd_mod_ready(rd))
+		return;
+	err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_GET, nd);
+	if (err && err != -ENODEV) {
+		rd_log(LOG_WARN_, "%s: rocecc.ko: %s", nd->name, rd_mod_why(rd, err));
+		rd->mod_errors++;
+		rd_mod_lost(rd);
+		return;
+	}
+	if (!want) {
+		if (!err) {
+			err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_DETACH, nd);
+			if (err && err != -ENODEV) {
+				rd_log(LOG_WARN_, "%s: rocecc.ko: detach: %s",
+				       nd->name, rd_mod_why(rd, err));
+				rd->mod_errors++;
+				return;
+			}
+			rd_log(LOG_INFO_, "%s: rocecc.ko detached (config)", nd->name);
+			rd_event(rd, "module_detached", "\"netdev\":%s",
+				 rd_jstr(nd->name, js, sizeof(js)));
+		}
+		nd->mod_attached = false;
+		rd_mod_unqdisc(nd);
+		nd->mod_gen = 0;
+		return;
+	}
+	if (err == -ENODEV) {
+		rd_mod_qdisc(rd, nd);
+		err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_ATTACH, nd);
+		if (err && err != -EEXIST) {
+			/* once per configuration, not every poll */
+			if (nd->mod_err_gen != rd->conf_gen)
+				rd_log(LOG_ERR_, "%s: rocecc.ko: attach: %s (retried every poll)",
+				       nd->name, rd_mod_why(rd, err));
+			nd->mod_err_gen = rd->conf_gen;
+			rd->mod_errors++;
+			rd_mod_unqdisc(nd);
+			return;
+		}
+		nd->mod_attached = true;
+		nd->mod_gen = 0;
+		rd_log(LOG_INFO_, "%s: rocecc.ko attached", nd->name);
+		rd_event(rd, "module_attached", "\"netdev\":%s",
+			 rd_jstr(nd->name, js, sizeof(js)));
+	} else if (!nd->mod_attached && !nd->mod_gen) {
+		rd_log(LOG_INFO_, "%s: rocecc.ko already attached: adopted (not detached on exit)",
+		       nd->name);
+	}
+	if (nd->mod_gen != rd->conf_gen) {
+		/* once per configuration: what failed would fail again */
+		if (rd_mod_configure(rd, nd))
+			rd->mod_errors++;
+		nd->mod_gen = rd->conf_gen;
+	}
+}
+
+/* Detach rocecc.ko from @nd if this daemon attached it; put its qdisc back. */
+void rd_mod_release(struct rd *rd, struct rd_netdev *nd)
+{
+	int err;
+
+	if (nd->mod_attached && rd->mod_open) {
+		err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_DETACH, nd);
+		if (err == -ENODEV)	/* the netdev went, the module let go */
+			rd_log(LOG_DEBUG_, "%s: rocecc.ko: was detached already",
+			       nd->name);
+		else if (err)
+			rd_log(LOG_WARN_, "%s: rocecc.ko: detach: %s", nd->name,
+			       rd_mod_why(rd, err));
+		else
+			rd_log(LOG_INFO_, "%s: rocecc.ko detached", nd->name);
+	}
+	nd->mod_attached = false;
+	/* also when the module was unloaded under us: the fq is still ours */
+	rd_mod_unqdisc(nd);
+}
+
+/* rocecc.ko's per-device counters, for the devices attached to it. */
+struct rd_mod_ctx {
+	FILE *f;
+	char *lines[__ROCECC_STAT_MAX];	/* per stat, the series so far */
+	size_t len[__ROCECC_STAT_MAX];
+	FILE *mf[__ROCECC_STAT_MAX];
+	unsigned int ndev;
+};
+
+static int rd_mod_stat_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rd_mod_ctx *c = data;
+	struct nlattr *a, *s;
+	const char *name = NULL;
+	char esc[2 * IF_NAMESIZE];
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) == ROCECC_A_DEV_NAME)
+			name = mnl_attr_get_str(a);
+	}
+	if (!name)
+		return MNL_CB_OK;
+	rd_prom_escape(name, esc, sizeof(esc));
+	c->ndev++;
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		if (mnl_attr_get_type(a) != ROCECC_A_STATS)
+			continue;
+		mnl_attr_for_each_nested(s, a) {
+			uint16_t t = mnl_attr_get_type(s);
+
+			if (t >= __ROCECC_STAT_MAX ||
+			    mnl_attr_get_payload_len(s) != 8 || !c->mf[t])
+				continue;
+			fprintf(c->mf[t], "{netdev=\"%s\"} %" PRIu64 "\n",
+				esc, mnl_attr_get_u64(s));
+		}
+	}
+	return MNL_CB_OK;
+}
+
+void rd_mod_metrics(struct rd *rd, FILE *f)
+{
+	struct rd_mod_ctx c = { .f = f };
+	struct nlmsghdr *nlh;
+	unsigned int t;
+	size_t i;
+	int err;
+
+	rd_prom_family(f, RDF_MODULE_ATTACHED);
+	for (i = 0; i < rd->nnds; i++) {
+		const struct rd_netdev *nd = &rd->nds[i];
+
+		char esc[2 * IF_NAMESIZE];
+
+		rd_prom_escape(nd->name, esc, sizeof(esc));
+		fprintf(f, "%s{netdev=\"%s\"} %d\n", rd_fam(RDF_MODULE_ATTACHED),
+			esc, nd->mod_attached ? 1 : nd->mod_gen ? 2 : 0);
+	}
+	rd_prom_family(f, RDF_MODULE_ERRORS);
+	fprintf(f, "%s %" PRIu64 "\n", rd_fam(RDF_MODULE_ERRORS), rd->mod_errors);
+	if (!rd->mod_open)
+		return;
+	for (t = 0; t < __ROCECC_STAT_MAX; t++)
+		if (rd_family_of_stat(t))
+			c.mf[t] = open_memstream(&c.lines[t], &c.len[t]);
+	nlh = rnl_msg(&rd->mod, ROCECC_CMD_DEV_GET, NLM_F_DUMP);
+	err = rnl_talk(&rd->mod, nlh, rd_mod_stat_cb, &c);
+	for (t = 0; t < __ROCECC_STAT_MAX; t++) {
+		enum rd_family fam = rd_family_of_stat(t);
+		char *line, *save = NULL;
+
+		if (!c.mf[t])
+			continue;
+		fclose(c.mf[t]);
+		if (!err && c.ndev) {
+			rd_prom_family(f, fam);
+			for (line = strtok_r(c.lines[t], "\n", &save); line;
+			     line = strtok_r(NULL, "\n", &save))
+				fprintf(f, "%s%s\n", rd_fam(fam), line);
+		}
+		free(c.lines[t]);
+	}
+	if (err) {
+		rd_log(LOG_WARN_, "rocecc.ko: reading counters: %s",
+		       rd_mod_why(rd, err));
+		rd_mod_lost(rd);
+	}
+}
+
+/* ---- PFC counters for the watchdog and the tuner (pfcwd.c) ------------ */
+
+static void rd_mod_pfc_prio(const struct nlattr *nest, struct rd_mod_pfc *out)
+{
+	struct rd_mod_pfc_prio pp;
+	const struct nlattr *a;
+	int prio = -1;
+
+	memset(&pp, 0, sizeof(pp));
+	mnl_attr_for_each_nested(a, nest) {
+		uint16_t t = mnl_attr_get_type(a);
+		uint16_t len = mnl_attr_get_payload_len(a);
+		uint64_t v = len == 8 ? mnl_attr_get_u64(a) :
+			     len == 4 ? mnl_attr_get_u32(a) :
+			     len == 1 ? mnl_attr_get_u8(a) : 0;
+
+		switch (t) {
+		case ROCECC_PFC_PRIO_A_PRIO:
+			if (len == 1)
+				prio = mnl_attr_get_u8(a);
+			break;
+		case ROCECC_PFC_PRIO_A_INDICATIONS:
+			pp.indications = v;
+			break;
+		case ROCECC_PFC_PRIO_A_REQUESTS:
+			pp.requests = v;
+			break;
+		case ROCECC_PFC_PRIO_A_TX_PAUSED:
+			pp.tx_paused = v != 0;
+			pp.have_tx_paused = len == 1;
+			break;
+		case ROCECC_PFC_PRIO_A_TX_PAUSE_NS:
+			pp.tx_pause_ns = v;
+			pp.have_tx_pause_ns = len == 8;
+			break;
+		case ROCECC_PFC_PRIO_A_TX_PACKETS:
+			pp.tx_packets = v;
+			pp.have_tx_packets = len == 8;
+			break;
+		case ROCECC_PFC_PRIO_A_TX_BYTES:
+			pp.tx_bytes = v;
+			pp.have_tx_bytes = len == 8;
+			break;
+		default:
+			break;
+		}
+	}
+	if (prio < 0 || prio >= DCBNL_PRIOS)
+		return;
+	pp.have = true;
+	out->prio[prio] = pp;
+}
+
+static int rd_mod_pfc_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct rd_mod_pfc *out = data;
+	const struct nlattr *a, *s;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
+		switch (mnl_attr_get_type(a)) {
+		case ROCECC_A_STATS:
+			mnl_attr_for_each_nested(s, a) {
+				uint64_t v;
+
+				if (mnl_attr_get_payload_len(s) != 8)
+					continue;
+				v = mnl_attr_get_u64(s);
+				switch (mnl_attr_get_type(s)) {
+				case ROCECC_STAT_NP_CNP_SENT:
+					out->cnp_sent = v;
+					out->have_stats = true;
+					break;
+				case ROCECC_STAT_NP_ECN_MARKED_ROCE_PACKETS:
+					out->ce_marked = v;
+					break;
+				case ROCECC_STAT_RP_CNP_HANDLED:
+					out->cnp_handled = v;
+					break;
+				default:
+					break;
+				}
+			}
+			break;
+		case ROCECC_A_PFC:
+			out->have_pfc = true;
+			mnl_attr_for_each_nested(s, a)
+				if (mnl_attr_get_type(s) == ROCECC_PFC_A_PRIO)
+					rd_mod_pfc_prio(s, out);
+			break;
+		default:
+			break;
+		}
+	}
+	return MNL_CB_OK;
+}
+
+int rd_mod_pfc_get(struct rd *rd, const struct rd_netdev *nd,
+		   struct rd_mod_pfc *out)
+{
+	struct nlmsghdr *nlh;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	/* also with [module] attach = no: attached by someone else */
+	if (!rd->mod_open) {
+		err = rnl_open(&rd->mod);
+		if (err)
+			return err;
+		rd->mod_open = true;
+		rd->mod_absent_logged = false;
+	}
+	nlh = rnl_msg(&rd->mod, ROCECC_CMD_DEV_GET, NLM_F_ACK);
+	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, nd->ifindex);
+	err = rnl_talk(&rd->mod, nlh, rd_mod_pfc_cb, out);
+	if (err)
+		memset(out, 0, sizeof(*out));
+	return err;
+}

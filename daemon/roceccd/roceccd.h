@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * roceccd's state, and what its files share: roceccd.c (discovery, the
+ * flow table's snapshots, groups and stragglers, HTTP, configuration,
+ * main), tc.c (TC attachment, root qdisc), module.c (rocecc.ko), dcb.c
+ * (PFC and buffers over DCB netlink), pfcwd.c (PFC storm watchdog and
+ * closed-loop buffer tuner) and prom.c (/metrics).
+ */
+#ifndef _ROCECC_ROCECCD_H
+#define _ROCECC_ROCECCD_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+#include <net/if.h>
+
+#include "config.h"
+#include "families.h"
+#include "flowmon.h"
+#include "lib/dcbnl.h"
+#include "lib/rdma_nl.h"
+#include "lib/rocecc_nl.h"
+#include "policy/pfctune.h"
+#include "policy/pfcwd.h"
+#include "policy/rankmap.h"
+#include "policy/straggler.h"
+
+struct flowmon;		/* flowmon.skel.h */
+struct MHD_Daemon;
+
+enum { LOG_ERR_, LOG_WARN_, LOG_INFO_, LOG_DEBUG_ };
+
+struct rd_qp {
+	uint32_t ifindex, lqpn, rqpn, pid;
+	uint8_t state;
+	char comm[64];
+	char dev[RDMA_NL_NAME_MAX];
+	char netdev[IF_NAMESIZE];
+	bool seen;		/* in this round's dump */
+	bool gone;		/* vanished; flows deleted at gone_ms + linger */
+	uint64_t gone_ms;
+};
+
+struct rd_netdev {
+	uint32_t ifindex;
+	char name[IF_NAMESIZE];
+	char dev[RDMA_NL_NAME_MAX];
+	bool created_qdisc;	/* we made its clsact */
+	bool seen;
+	bool mod_attached;	/* we attached rocecc.ko to it */
+	bool created_fq;	/* we made its root qdisc (fq or rocecc), for rocecc.ko */
+	unsigned int mod_gen;	/* rd.conf_gen its module parameters follow */
+	unsigned int mod_err_gen;	/* rd.conf_gen of the last error logged */
+	int rank_host;		/* this host in the rank map, or -1 */
+	/* DCB (dcb.c) */
+	unsigned int pfc_gen;	/* rd.conf_gen [pfc] was applied for, 0: not
+				 * yet */
+	bool pfc_nodcb;		/* the netdev has no DCB: logged */
+	bool pfc_errlogged;	/* a read error was logged */
+	bool pfc_ok;		/* the last apply worked: pfc_ref is valid */
+	struct dcbnl_ieee pfc_ref;	/* read back after that apply */
+	bool dcb_have;		/* dcb holds this poll's reading */
+	struct dcbnl_ieee dcb;	/* PFC and buffers as last read */
+	/* PFC storm watchdog (pfcwd.c) */
+	struct pfcwd_prio wd[DCBNL_PRIOS];
+	uint8_t wd_active;	/* priorities with a watchdog running */
+	uint8_t wd_disabled;	/* priorities whose PFC the watchdog turned
+				 * off: dcb.c leaves them off */
+	uint8_t wd_tx;		/* transmit side logged as 1 absent, 2 there */
+	/* p99.9 message completion of the netdev's flows over the
+	 * straggler window (roceccd.c), for the tuner; 0: none */
+	uint64_t tail_ns, tail_samples;
+	/* closed-loop buffer tuner (pfcwd.c) */
+	struct pfctune_state tune[DCBNL_BUFFERS];
+	uint8_t tune_bufs;	/* buffers it tunes (last round) */
+	bool tune_have;		/* tune_size is the tuner's target */
+	uint32_t tune_size[DCBNL_BUFFERS];	/* as read back after its
+						 * last change */
+	uint8_t tune_p2b[DCBNL_PRIOS];	/* the prio2buffer it was for */
+	uint64_t tune_last_ns;	/* end of the last round; 0: no baseline */
+	uint64_t tune_req[DCBNL_PRIOS], tune_ind[DCBNL_PRIOS];
+	bool tune_have_mod;	/* the module's counters below are a baseline */
+	uint64_t tune_cnp_sent, tune_ce, tune_cnp_handled;
+	bool tune_errlogged;
+	uint64_t tune_changes[DCBNL_BUFFERS][2];	/* up, down */
+	uint64_t tune_proposals[DCBNL_BUFFERS];
+	uint32_t tune_proposed[DCBNL_BUFFERS];	/* last dry-run proposal */
+	uint8_t tune_held[DCBNL_BUFFERS];	/* 1 + the pfctune_why last
+						 * logged as held; 0: none */
+};
+
+/* What rd_mod_pfc_get() reads of rocecc.ko for a netdev */
+struct rd_mod_pfc_prio {
+	bool have;
+	uint64_t indications, requests;
+	bool have_tx_paused, have_tx_pause_ns, have_tx_packets, have_tx_bytes;
+	bool tx_paused;
+	uint64_t tx_pause_ns, tx_packets, tx_bytes;
+};
+
+struct rd_mod_pfc {
+	bool have_stats;	/* per-device counters (all three) */
+	uint64_t cnp_sent, ce_marked, cnp_handled;
+	bool have_pfc;		/* the PFC nest (software DCB) */
+	struct rd_mod_pfc_prio prio[DCBNL_PRIOS];
+};
+
+/*
+ * What the daemon keeps of one flow between polls (sorted by key): the
+ * window baselines of its message completion histogram and the straggler
+ * verdict.
+ */
+struct rd_fstate {
+	struct flowmon_key key;
+	struct strag_win win;
+	uint64_t win_samples;	/* in the window */
+	uint64_t win_p99_ns;	/* 0 if the window is empty */
+	bool straggler;
+	uint64_t sgroup;	/* the group it straggles in */
+	uint64_t smedian_ns;	/* that group's median p99 */
+	unsigned int sflows;	/* eligible flows in that group */
+	double ratio;
+	char groups[128];	/* "dp0,pp1", "" if none */
+	bool seen;
+};
+
+/* An event, for /events.json and the log */
+struct rd_event {
+	uint64_t seq;
+	struct timespec when;	/* CLOCK_REALTIME */
+	char type[24];
+	char text[640];		/* JSON object members, already encoded */
+};
+
+#define RD_EVENTS	256	/* power of two */
+
+struct rd {
+	struct rd_conf conf;	/* effective: file, then command line */
+	unsigned int conf_gen;	/* bumped on every (re)load */
+	const char *conf_path;	/* NULL: none */
+	bool conf_explicit;	/* -c given: the file must exist */
+	int argc;		/* the command line, re-applied on reload */
+	char **argv;
+	struct rankmap rmap;
+	bool have_rmap;
+	bool foreground;
+
+	struct flowmon *skel;
+	struct rdma_nl nl;
+	struct MHD_Daemon *httpd;
+	int listen_fd;
+	const char *pidfile;
+	char pinned[256];	/* the pin directory in use, "" if none */
+	struct rnl mod;		/* rocecc.ko's genetlink family */
+	bool mod_open;
+	bool mod_absent_logged;
+	uint64_t start_ms;
+	pthread_mutex_t lock;	/* everything below */
+	struct rd_qp *qps;
+	size_t nqps, capqps;
+	struct rd_netdev *nds;
+	size_t nnds, capnds;
+	struct rd_fstate *fs;	/* sorted by key */
+	size_t nfs, capfs;
+	unsigned int nstragglers;
+	struct rd_event ev[RD_EVENTS];
+	uint64_t ev_seq;	/* seq of the newest event; 0: none yet */
+	uint64_t polls, poll_errors;
+	uint64_t reloads, reload_errors;
+	uint64_t straggler_flagged;
+	uint64_t mod_errors;
+	struct dcbnl *dcb;	/* DCB netlink, NULL until opened */
+	bool dcb_open_logged;
+	uint64_t pfc_changes, pfc_errors;
+};
+
+struct rd_flow_view {
+	struct flowmon_key key;
+	char name[256];
+	char comm[64];
+	char peer[64];
+	char dev[RDMA_NL_NAME_MAX];
+	char netdev[IF_NAMESIZE];
+	uint32_t pid;
+	uint32_t lqpn;
+};
+
+typedef void (*rd_flow_fn)(struct rd *rd, const struct rd_flow_view *v,
+			   const struct flowmon_flow *f, void *arg);
+
+/* A consistent copy of every flow (BPF_F_LOCK), named; under rd->lock. */
+struct rd_snap {
+	struct rd_flow_view *v;
+	struct flowmon_flow *f;
+	size_t n;
+};
+
+/*
+ * Group keys: the kind in the top byte, then what names the group.
+ * Labels: rank-map groups "tp3", "dp0", ...; a process "comm[pid]"; a peer
+ * "peer 10.0.0.2"; "host" for every flow of this host.
+ */
+#define RD_GK_RANK	(1ULL << 56)
+#define RD_GK_PROCESS	(2ULL << 56)
+#define RD_GK_PEER	(3ULL << 56)
+#define RD_GK_HOST	(4ULL << 56)
+#define RD_MAX_GROUPS	16
+
+/* The per-flow counters of struct flowmon_flow, as exported */
+struct rd_counter {
+	size_t off;
+	const char *name;	/* /flows.json key */
+	enum rd_family fam;	/* /metrics family */
+};
+
+/* roceccd.c */
+void rd_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+const char *rd_jstr(const char *s, char *buf, size_t n);
+unsigned int rd_snap_each(struct rd *rd, const struct rd_snap *s,
+			  rd_flow_fn fn, void *arg);
+struct rd_fstate *rd_fstate_find(struct rd *rd, const struct flowmon_key *key);
+size_t rd_rank_groups(struct rd *rd, const struct rd_flow_view *v,
+		      uint64_t *keys, size_t max, char *labels, size_t lsize);
+void rd_group_label(uint64_t key, const struct rd_flow_view *v, char *buf,
+		    size_t n);
+
+/* tc.c */
+int rd_root_kind(uint32_t ifindex, char *kind, size_t n);
+int rd_root_fq(uint32_t ifindex, bool add);
+int rd_root_rocecc(uint32_t ifindex);
+int rd_attach(struct rd *rd, struct rd_netdev *nd);
+void rd_detach(struct rd_netdev *nd);
+
+/* module.c */
+void rd_mod_sync(struct rd *rd, struct rd_netdev *nd);
+void rd_mod_release(struct rd *rd, struct rd_netdev *nd);
+void rd_mod_metrics(struct rd *rd, FILE *f);
+/* DEV_GET of @nd: counters and PFC nest into @out. 0 or -errno. */
+int rd_mod_pfc_get(struct rd *rd, const struct rd_netdev *nd,
+		   struct rd_mod_pfc *out);
+
+/* dcb.c */
+void rd_dcb_sync(struct rd *rd, struct rd_netdev *nd);
+void rd_dcb_metrics(struct rd *rd, FILE *f);
+void rd_dcb_close(struct rd *rd);
+bool rd_dcb_ready(struct rd *rd);
+unsigned int rd_sysfs_uint(const char *dev, const char *attr);
+
+/* pfcwd.c */
+void rd_pfcwd_poll(struct rd *rd, struct rd_netdev *nd);
+void rd_pfcwd_metrics(struct rd *rd, FILE *f);
+/* On exit: PFC back on the priorities the watchdog holds off */
+void rd_pfcwd_release(struct rd *rd, struct rd_netdev *nd);
+/* The tuner's buffer sizes onto @b, if it holds @nd's (dcb.c's apply) */
+bool rd_pfctune_target(const struct rd *rd, struct rd_netdev *nd,
+		       struct dcbnl_buffer *b);
+
+/* prom.c */
+extern const struct rd_counter rd_counters[];
+extern const unsigned int rd_ncounters;
+void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f);
+
+#endif
