@@ -373,6 +373,9 @@ void rd_dcb_metrics(struct rd *rd, FILE *f)
 
 			if (!nd->dcb_have || !nd->dcb.have_pfc)
 				continue;
+			/* a NIC's own counters: engine="hw", below */
+			if (k && rd_hw_find(rd, nd->name))
+				continue;
 			rd_prom_escape(nd->name, esc, sizeof(esc));
 			for (p = 0; p < DCBNL_PRIOS; p++) {
 				uint64_t v = k == 0 ? !!(nd->dcb.pfc.pfc_en & 1u << p) :
@@ -383,6 +386,8 @@ void rd_dcb_metrics(struct rd *rd, FILE *f)
 					rd_fam(fam[k]), esc, p, v);
 			}
 		}
+		if (k)
+			rd_hw_pfc_lines(rd, f, rd_fam(fam[k]), k == 1);
 	}
 	rd_prom_family(f, RDF_PFC_BUFFER_BYTES);
 	for (i = 0; i < rd->nnds; i++) {

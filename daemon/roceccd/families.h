@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * roceccd: every metric family /metrics can export, in one table (name,
- * type, help). The emitters (prom.c, module.c, dcb.c, pfcwd.c) write a family's HELP and TYPE lines and name its series
+ * type, help). The emitters (prom.c, module.c, dcb.c, pfcwd.c, hw.c) write a family's HELP and TYPE lines and name its series
  * from here, and `roceccd --list-metrics` prints the table, so that
  * dashboards and alerting rules can be checked against what the daemon
  * exports without running it. A family that is not in this table cannot
@@ -134,6 +134,19 @@
 	  "PFC storms on the priority that ended (restoration_time without PFC frames).") \
 	F(PFCWD_PFC_DISABLED, "rocecc_pfcwd_pfc_disabled", GAUGE,	\
 	  "1 while the watchdog holds PFC off on the priority (action = disable).") \
+	/* NICs that run DCQCN in firmware: mlx5 (hw.c) */		\
+	F(HW_PARAM, "rocecc_hw_param", GAUGE,				\
+	  "A DCQCN parameter as the NIC firmware holds it (mlx5 cc_params), in rocecc's unit; read when the port is found and after every reload.") \
+	F(HW_PARAM_WRITES, "rocecc_hw_param_writes_total", COUNTER,	\
+	  "Firmware parameters written by [hw] apply.")		\
+	F(HW_ERRORS, "rocecc_hw_errors_total", COUNTER,		\
+	  "Failed reads or writes of NIC firmware parameters.")	\
+	F(PFC_PAUSED, "rocecc_pfc_paused_seconds_total", COUNTER,	\
+	  "Time the peer held the priority paused (mlx5 rx_prio<p>_pause_duration).") \
+	F(PFC_PAUSING, "rocecc_pfc_pausing_seconds_total", COUNTER,	\
+	  "Time the netdev held the peer paused on the priority (mlx5 tx_prio<p>_pause_duration).") \
+	F(HW_PFC_STORM_EVENTS, "rocecc_hw_pfc_storm_events_total", COUNTER, \
+	  "The NIC firmware's own PFC storm prevention: pausing long (warning), pausing so long it stopped sending pause frames (error).") \
 	F(PFCTUNE_BUFFER_BYTES, "rocecc_pfctune_buffer_bytes", GAUGE,	\
 	  "Size of a buffer the PFC buffer tuner tunes, as read this poll.") \
 	F(PFCTUNE_CHANGES, "rocecc_pfctune_changes_total", COUNTER,	\
@@ -169,10 +182,13 @@
 	F(ID##_MCT, "rocecc_" what "_message_completion_seconds", HISTOGRAM, \
 	  "Message completion time of the flows in the table, by " what ".")
 
-/* A rocecc.ko counter (ROCECC_STAT_@ID, rocecc dev show -s's @stat). */
+/*
+ * A rocecc.ko counter (ROCECC_STAT_@ID, rocecc dev show -s's @stat), or
+ * the NIC firmware's of the same name (engine="hw").
+ */
 #define RD_FAMILY_MODSTAT(F, ID, stat, suffix, type)			\
 	F(MODULE_##ID, "rocecc_module_" stat suffix, type,		\
-	  "rocecc.ko counter " stat " of the netdev (rocecc dev show -s).")
+	  "rocecc.ko counter " stat " of the netdev (rocecc dev show -s), or the NIC firmware's counter of that name (engine=\"hw\").")
 
 enum rd_family {
 	RDF_NONE,	/* 0: "no family" in the emitters' lookup arrays */

@@ -402,6 +402,7 @@ void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 	rd_mod_metrics(rd, f);
 	rd_dcb_metrics(rd, f);
 	rd_pfcwd_metrics(rd, f);
+	rd_hw_metrics(rd, f);
 	rd_prom_stat(f, RDF_STRAGGLERS, rd->nstragglers);
 	rd_prom_stat(f, RDF_STRAGGLERS_FLAGGED, rd->straggler_flagged);
 	rd_prom_stat(f, RDF_CONFIG_RELOADS, rd->reloads);

@@ -1,10 +1,11 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""The Grafana dashboard ../rocecc-fleet.dashboard.json (TAP): its structure
+"""The Grafana dashboard daemon/roceccd/monitoring/rocecc-fleet.dashboard.json
+(TAP): its structure
 (a `datasource` variable every query uses, panels that do not overlap, each
 with targets), every query parses (promtool check rules over a rules file made
 of them), and every metric name a query reads is one roceccd exports (roceccd
---list-metrics) or one ../rocecc.rules.yml records."""
+--list-metrics) or one rocecc.rules.yml records."""
 import json
 import os
 import re

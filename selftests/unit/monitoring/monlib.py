@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
-"""What the monitoring tests share: TAP output, the metric families roceccd
-exports (from `roceccd --list-metrics`, the daemon's own table), the rules
-file, and the metric names a PromQL expression reads."""
+"""What the tests of daemon/roceccd/monitoring/ share: TAP output, the metric
+families roceccd exports (from `roceccd --list-metrics`, the daemon's own
+table), the rules file, and the metric names a PromQL expression reads."""
 import os
 import re
 import subprocess
@@ -10,12 +10,13 @@ import sys
 import yaml
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-MONITORING = os.path.dirname(HERE)
-TOP = os.path.abspath(os.path.join(MONITORING, "../../.."))
+TOP = os.path.abspath(os.path.join(HERE, "../../.."))
+MONITORING = os.path.join(TOP, "daemon/roceccd/monitoring")
+PROMTOOL_TESTS = os.path.join(MONITORING, "tests")
 RULES = os.path.join(MONITORING, "rocecc.rules.yml")
 DASHBOARD = os.path.join(MONITORING, "rocecc-fleet.dashboard.json")
 ROCECCD = os.environ.get("ROCECCD", os.path.join(TOP, "build/daemon/roceccd"))
-OUT = os.environ.get("MONITORING_OUT", os.path.join(TOP, "build/monitoring"))
+OUT = os.environ.get("MONITORING_OUT", os.path.join(TOP, "build/unit/monitoring"))
 
 # Names the rules read that no roceccd exports yet: the datapath engines'
 # CE counters (answered / unanswered, label engine="module|bpf"). Their
