@@ -22,6 +22,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "families.h"
 #include "flowmon.h"
 #include "lib/dcbnl.h"
 #include "lib/hwcc.h"
@@ -237,7 +238,8 @@ struct rd_snap {
 /* The per-flow counters of struct flowmon_flow, as exported */
 struct rd_counter {
 	size_t off;
-	const char *name, *help;
+	const char *name;	/* /flows.json key */
+	enum rd_family fam;	/* /metrics family */
 };
 
 /* roceccd.c */
@@ -276,6 +278,7 @@ struct rd_cmdline {
 	const char *hw_root;	/* --hw-root, tests only */
 	bool foreground;
 	bool check;		/* --check-config */
+	bool list;		/* --list-metrics */
 	bool help;
 };
 int rd_cmdline(struct rd_conf *c, int argc, char **argv,
