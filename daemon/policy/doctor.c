@@ -343,13 +343,15 @@ static void check_ect(const struct doc_host *h, const struct doc_dev *d,
 		FOUND(r, "the BPF engine marks Not-ECT RoCEv2 ECT(0)%s", n);
 		return;
 	case DOC_ENGINE_HW:
-		FOUND(r, "the NIC's firmware marks RoCEv2 ECT");
+		/* QUERY_CONG_STATUS is not exposed by the upstream driver */
+		r->status = DOC_SKIP;
+		FOUND(r, "the NIC's firmware marks where its DCQCN is enabled; mlx5's per-priority enable cannot be read");
 		return;
 	case DOC_ENGINE_NONE:
 		break;
 	}
 	r->status = conf_wants_engine(h, d) ? DOC_FAIL : DOC_WARN;
-	FOUND(r, "nothing marks RoCEv2 on %s ECT: ECN queues drop it instead of marking it",
+	FOUND(r, "nothing marks RoCEv2 ECT(0) on %s: ECN queues drop it instead of marking it CE",
 	      d->netdev);
 	EXPECT(r, "ECT(0) on every RoCEv2 packet (an engine marks it)");
 	fix_attach(h, d, r);
@@ -373,8 +375,9 @@ static int dscp_for(const struct doc_dev *d, const uint8_t map[64],
 	return -1;
 }
 
-/* The device's DSCP -> priority map; *@app: from APP entries at all */
-static void dscp_map(const struct doc_dev *d, uint8_t map[64], bool *app)
+/* The device's DSCP -> priority map; *@app: an APP entry names @dscp */
+static void dscp_map(const struct doc_dev *d, uint8_t map[64],
+		     unsigned int dscp, bool *app)
 {
 	static const __u64 none[DCBNL_PRIOS];
 	const __u64 *a = d->dcb_err ? none : d->dcb.dscp_app;
@@ -382,7 +385,7 @@ static void dscp_map(const struct doc_dev *d, uint8_t map[64], bool *app)
 
 	*app = false;
 	for (p = 0; p < DCBNL_PRIOS; p++)
-		*app |= a[p] != 0;
+		*app |= a[p] >> (dscp & 63) & 1;
 	rocecc_dscp_map(a, map);
 }
 
@@ -407,7 +410,7 @@ static void check_cnp(const struct doc_host *h, const struct doc_dev *d,
 		EXPECT(r, "the engine's CNP DSCP and priority");
 		return;
 	}
-	dscp_map(d, map, &app);
+	dscp_map(d, map, d->cnp_dscp, &app);
 	m = map[d->cnp_dscp & 63];
 	FOUND(r, "np_cnp_dscp %u (priority %u by %s), np_cnp_prio %u",
 	      d->cnp_dscp, m, app ? "the APP table" : "DSCP >> 3",

@@ -181,6 +181,7 @@ static void cnp_app_ok(H, D)
 	d->cnp_dscp = 46;			/* 46 >> 3 = 5, APP: 3 */
 	d->dcb.dscp_app[3] = 1ULL << 46;
 }
+static void cnp_app_other(H, D) { (void)h; d->dcb.dscp_app[5] = 1ULL << 40; }
 static void cnp_conf(H, D)
 {
 	(void)d;
@@ -365,7 +366,7 @@ static const struct tcase cases[] = {
 	  "rocecc dev attach veth1", "nothing marks" },
 	{ "ect", "none, no configuration", ect_none_noconf, W,
 	  "rocecc dev attach veth1", NULL },
-	{ "ect", "hardware", eng_hw, P, "", "firmware" },
+	{ "ect", "hardware: not readable", eng_hw, S, "", "firmware" },
 
 	{ "cnp", "DSCP 26 -> 3, prio 3", nothing, P, "",
 	  "priority 3 by DSCP >> 3" },
@@ -379,6 +380,8 @@ static const struct tcase cases[] = {
 	  "rocecc param set dev veth1 np_cnp_prio 3", NULL },
 	{ "cnp", "DSCP 46 -> 3 by the APP table", cnp_app_ok, P, "",
 	  "priority 3 by the APP table" },
+	{ "cnp", "APP table without the CNP's DSCP", cnp_app_other, P, "",
+	  "priority 3 by DSCP >> 3" },
 	{ "cnp", "the configuration wants 48 / 6", cnp_conf, W,
 	  "rocecc param set dev veth1 np_cnp_dscp 48 np_cnp_prio 6", NULL },
 	{ "cnp", "no engine", cnp_none, S, "", NULL },
