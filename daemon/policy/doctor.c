@@ -680,6 +680,7 @@ static void check_gid(const struct doc_host *h, const struct doc_dev *d,
 		r->status = DOC_WARN;
 		FOUND(r, "cannot read the GIDs of %s port %u: %s", d->ibdev,
 		      d->port, strerror(-d->gid_err));
+		EXPECT(r, "the port's GIDs (sysfs gids, gid_attrs)");
 		return;
 	}
 	for (i = 0; i < d->ngid; i++) {
@@ -804,7 +805,10 @@ static void fix_start(const struct doc_host *h, struct doc_result *r)
 		FIX(r, "systemctl start roceccd");
 		return;
 	}
-	FIX(r, "roceccd -c %s", h->conf_path);
+	if (h->have_conf)
+		FIX(r, "roceccd -c %s", h->conf_path);
+	else
+		FIX(r, "roceccd");
 	if (h->pidfile[0])
 		add(r->fix, sizeof(r->fix), " ", "--pidfile %s", h->pidfile);
 }

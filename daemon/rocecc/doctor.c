@@ -16,7 +16,7 @@
 
 #include "lib/parse.h"
 #include "doctor.h"
-#include "rocecc.h"
+#include "cli.h"
 
 /* One result as a JSON object; @d NULL for a host check */
 static json_object *result_json(const struct doc_dev *d,
@@ -110,6 +110,7 @@ int cli_doctor(const struct cli_doctor_opts *o, int argc, char **argv)
 	ret = doctor_args(argc, argv, &a);
 	if (ret)
 		return ret;
+	a.hw_root = o->hw_root;
 	if (doc_gather(&a, &f, err, sizeof(err))) {
 		fprintf(stderr, "%s: doctor: %s\n", cli_prog, err);
 		doc_facts_free(&f);

@@ -7,6 +7,10 @@
  *
  *   rocecc [-j [-p]] doctor [dev NAME] [config FILE] [pidfile FILE]
  *
+ * A port of an mlx5 NIC (lib/hwcc.h) is driven by its firmware: its CNP
+ * parameters are the firmware's. With --hw-root (tests) sysfs and debugfs
+ * are read under that directory (the fake mlx5 driver's tree).
+ *
  * doctor.c is the object (arguments, running the checks, output);
  * doctor_facts.c gathers the facts the checks decide on.
  */
@@ -16,12 +20,14 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "lib/hwcc.h"
 #include "lib/rocecc_nl.h"
 #include "policy/doctor.h"
 
 struct cli_doctor_opts {
 	bool json;		/* -j */
 	bool pretty;		/* -p */
+	const char *hw_root;	/* --hw-root (tests): sysfs and debugfs there */
 };
 
 /* After "doctor": its arguments. The exit status. */
@@ -32,6 +38,7 @@ struct doc_args {
 	const char *dev;	/* netdev or RDMA device; NULL: all */
 	const char *config;	/* roceccd's configuration; NULL: default */
 	const char *pidfile;	/* roceccd's pid file; NULL: none */
+	const char *hw_root;	/* NULL: / */
 };
 
 /* Gathered facts, and what holds them */
@@ -39,6 +46,7 @@ struct doc_facts {
 	struct doc_host host;
 	struct doc_dev *dev;		/* ndev ports */
 	size_t ndev;
+	struct hwcc_io io;		/* sysfs and debugfs (--hw-root) */
 	struct rnl nl;			/* rocecc.ko's genl, if loaded */
 	bool nl_open;
 	char *metrics;			/* roceccd's /metrics, or NULL */

@@ -16,10 +16,9 @@
  */
 #define _GNU_SOURCE		/* memmem() */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <dirent.h>
+#include <net/if.h>
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,7 +34,7 @@
 #include "lib/http_get.h"
 #include "lib/qdisc.h"
 #include "lib/rdma_nl.h"
-#include "rocecc.h"
+#include "cli.h"
 #include "doctor.h"
 
 #define MOD_PARAMS	"/sys/module/rocecc/parameters/"
@@ -72,13 +71,14 @@ static bool read_uint(const char *path, unsigned long *v)
 	return !errno && end != buf && !*end;
 }
 
-/* /sys/class/net/@dev/@attr as an unsigned integer, or 0 */
-static unsigned int net_uint(const char *dev, const char *attr)
+/* SYSFS/class/net/@dev/@attr as an unsigned integer, or 0 */
+static unsigned int net_uint(const char *sysfs, const char *dev,
+			     const char *attr)
 {
-	char path[128];
+	char path[HWCC_PATH_MAX];
 	unsigned long v;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/%s", dev, attr);
+	snprintf(path, sizeof(path), "%s/class/net/%s/%s", sysfs, dev, attr);
 	return read_uint(path, &v) && v <= 0xffffffffUL ? (unsigned int)v : 0;
 }
 
@@ -317,15 +317,15 @@ static void dev_module(struct doc_facts *f, struct doc_dev *d)
 
 /* ---- the netdev ---------------------------------------------------------- */
 
-/* The number of transmit queues: /sys/class/net/DEV/queues/tx-* */
-static unsigned int tx_queues(const char *dev)
+/* The number of transmit queues: SYSFS/class/net/DEV/queues/tx-* */
+static unsigned int tx_queues(const char *sysfs, const char *dev)
 {
-	char path[128];
+	char path[HWCC_PATH_MAX];
 	struct dirent *e;
 	unsigned int n = 0;
 	DIR *dir;
 
-	snprintf(path, sizeof(path), "/sys/class/net/%s/queues", dev);
+	snprintf(path, sizeof(path), "%s/class/net/%s/queues", sysfs, dev);
 	dir = opendir(path);
 	if (!dir)
 		return 0;
@@ -335,16 +335,36 @@ static unsigned int tx_queues(const char *dev)
 	return n;
 }
 
-static void dev_net(struct dcbnl *dcb, struct doc_dev *d)
+static void dev_net(const struct hwcc_io *io, struct dcbnl *dcb,
+		    struct doc_dev *d)
 {
 	struct qdisc_info *qd = NULL;
 
-	d->mtu = net_uint(d->netdev, "mtu");
-	d->speed_mbps = net_uint(d->netdev, "speed");
-	d->ntxq = tx_queues(d->netdev);
-	d->qdisc_err = qdisc_dump(d->ifindex, &qd, &d->nqd);
+	d->mtu = net_uint(io->sysfs, d->netdev, "mtu");
+	d->speed_mbps = net_uint(io->sysfs, d->netdev, "speed");
+	d->ntxq = tx_queues(io->sysfs, d->netdev);
+	d->qdisc_err = d->ifindex ? qdisc_dump(d->ifindex, &qd, &d->nqd) :
+		       -ENODEV;
 	d->qd = qd;
 	d->dcb_err = dcb ? dcbnl_get(dcb, d->netdev, &d->dcb) : -ENOTSUP;
+}
+
+/* An mlx5 port: the firmware's CNP DSCP and priority (if in force) */
+static void dev_hw(const struct hwcc_io *io, struct doc_dev *d)
+{
+	struct hwcc_params hp;
+	struct hwcc_dev hd;
+	uint32_t want = 1U << ROCECC_PARAM_NP_CNP_DSCP |
+			1U << ROCECC_PARAM_NP_CNP_PRIO;
+
+	if (hwcc_find(io, d->netdev, &hd, NULL, 0) ||
+	    hwcc_read_params(io, &hd, &hp, NULL, 0))
+		return;
+	if ((hp.have & want) != want || (hp.unused & want))
+		return;
+	d->have_cnp = true;
+	d->cnp_dscp = hp.p.v[ROCECC_PARAM_NP_CNP_DSCP];
+	d->cnp_prio = hp.p.v[ROCECC_PARAM_NP_CNP_PRIO];
 }
 
 /* ---- the RDMA port ------------------------------------------------------- */
@@ -394,16 +414,17 @@ static bool gid_text(const char *raw, char *out, size_t n)
 }
 
 /* The port's GIDs on @d's netdev, with their types */
-static void dev_gids(struct doc_dev *d)
+static void dev_gids(const char *sysfs, struct doc_dev *d)
 {
-	char dir[160], path[224], raw[64], ndev[IF_NAMESIZE + 1], type[32];
+	char dir[HWCC_PATH_MAX], path[HWCC_PATH_MAX + 64], raw[64], type[32];
+	char ndev[IF_NAMESIZE + 1];
 	struct doc_gid *g;
 	unsigned long idx;
 	struct dirent *e;
 	DIR *dh;
 	char *end;
 
-	snprintf(dir, sizeof(dir), "/sys/class/infiniband/%s/ports/%u",
+	snprintf(dir, sizeof(dir), "%s/class/infiniband/%s/ports/%u", sysfs,
 		 d->ibdev, d->port);
 	snprintf(path, sizeof(path), "%s/gids", dir);
 	dh = opendir(path);
@@ -473,59 +494,108 @@ static bool listed(const char *metrics, const char *dev)
 
 /* ---- all of it ----------------------------------------------------------- */
 
-/* Every RoCE port (with a netdev) of the RDMA devices, or the one asked */
-static int find_ports(const struct doc_args *a, struct doc_facts *f,
-		      char *err, size_t errlen)
+/* A new port (zeroed) at the end of f->dev, or NULL */
+static struct doc_dev *new_port(struct doc_facts *f, const char *ibdev,
+				uint32_t port, const char *netdev,
+				uint32_t ifindex)
+{
+	struct doc_dev *d = realloc(f->dev, (f->ndev + 1) * sizeof(*d));
+
+	if (!d)
+		return NULL;
+	f->dev = d;
+	d = &f->dev[f->ndev++];
+	memset(d, 0, sizeof(*d));
+	snprintf(d->ibdev, sizeof(d->ibdev), "%s", ibdev);
+	snprintf(d->netdev, sizeof(d->netdev), "%s", netdev);
+	d->port = port;
+	d->ifindex = ifindex;
+	return d;
+}
+
+static bool wanted(const struct doc_args *a, const char *ibdev,
+		   const char *netdev)
+{
+	return !a->dev || !strcmp(a->dev, netdev) || !strcmp(a->dev, ibdev);
+}
+
+/* Every RoCE port with a netdev, over RDMA netlink */
+static int rdma_ports(const struct doc_args *a, struct doc_facts *f)
 {
 	struct rdma_nl_dev *devs = NULL;
 	struct rdma_nl_port *ports;
 	struct rdma_nl r;
 	size_t nd = 0, np, i, j;
-	struct doc_dev *d;
 	int ret;
 
 	ret = rdma_nl_open(&r);
 	if (!ret)
 		ret = rdma_nl_devices(&r, &devs, &nd);
-	if (ret) {
-		snprintf(err, errlen, "cannot list RDMA devices over RDMA netlink: %s",
-			 strerror(-ret));
-		rdma_nl_close(&r);
-		return ret;
-	}
-	for (i = 0; i < nd; i++) {
+	for (i = 0; !ret && i < nd; i++) {
 		if (devs[i].protocol[0] && strcmp(devs[i].protocol, "roce"))
 			continue;
 		if (rdma_nl_ports(&r, devs[i].index, &ports, &np))
 			continue;
-		for (j = 0; j < np; j++) {
-			if (!ports[j].ifindex ||
-			    (a->dev && strcmp(a->dev, ports[j].netdev) &&
-			     strcmp(a->dev, devs[i].name)))
-				continue;
-			d = realloc(f->dev, (f->ndev + 1) * sizeof(*d));
-			if (!d)
-				break;
-			f->dev = d;
-			d = &f->dev[f->ndev++];
-			memset(d, 0, sizeof(*d));
-			snprintf(d->ibdev, sizeof(d->ibdev), "%s", devs[i].name);
-			snprintf(d->netdev, sizeof(d->netdev), "%s",
-				 ports[j].netdev);
-			d->port = ports[j].port;
-			d->ifindex = ports[j].ifindex;
-		}
+		for (j = 0; j < np; j++)
+			if (ports[j].ifindex &&
+			    wanted(a, devs[i].name, ports[j].netdev))
+				new_port(f, devs[i].name, ports[j].port,
+					 ports[j].netdev, ports[j].ifindex);
 		free(ports);
 	}
 	free(devs);
 	rdma_nl_close(&r);
-	if (!f->ndev) {
+	return ret;
+}
+
+/* mlx5 ports (hwcc): mark those RDMA netlink found, add the others */
+static void hw_ports(const struct doc_args *a, struct doc_facts *f)
+{
+	struct hwcc_dev *hd = calloc(HWCC_DEVS_MAX, sizeof(*hd));
+	struct doc_dev *d;
+	size_t i, j;
+	int n;
+
+	n = hd ? hwcc_discover(&f->io, hd, HWCC_DEVS_MAX) : -ENOMEM;
+	for (i = 0; n > 0 && i < (size_t)n && i < HWCC_DEVS_MAX; i++) {
+		if (!hd[i].netdev[0] || !wanted(a, hd[i].ibdev, hd[i].netdev))
+			continue;
+		d = NULL;
+		for (j = 0; j < f->ndev && !d; j++)
+			if (!strcmp(f->dev[j].ibdev, hd[i].ibdev) &&
+			    f->dev[j].port == hd[i].port)
+				d = &f->dev[j];
+		if (!d)
+			d = new_port(f, hd[i].ibdev, hd[i].port, hd[i].netdev,
+				     if_nametoindex(hd[i].netdev));
+		if (d)
+			d->hw = true;
+	}
+	free(hd);
+}
+
+/* The ports to check: RDMA netlink's RoCE ports and mlx5's */
+static int find_ports(const struct doc_args *a, struct doc_facts *f,
+		      char *err, size_t errlen)
+{
+	int ret;
+
+	if (hwcc_io_init(&f->io, a->hw_root)) {
+		snprintf(err, errlen, "--hw-root %s: too long", a->hw_root);
+		return -ENAMETOOLONG;
+	}
+	ret = rdma_ports(a, f);
+	hw_ports(a, f);
+	if (f->ndev)
+		return 0;
+	if (ret)
+		snprintf(err, errlen, "cannot list RDMA devices over RDMA netlink: %s",
+			 strerror(-ret));
+	else
 		snprintf(err, errlen, a->dev ? "no RoCE port on '%s'" :
 			 "no RoCE device (is rdma_rxe or a RoCE NIC's driver loaded, with a link?)",
 			 a->dev);
-		return -ENODEV;
-	}
-	return 0;
+	return ret ? ret : -ENODEV;
 }
 
 int doc_gather(const struct doc_args *a, struct doc_facts *f, char *err,
@@ -549,10 +619,13 @@ int doc_gather(const struct doc_args *a, struct doc_facts *f, char *err,
 		dcb = NULL;
 	for (i = 0; i < f->ndev; i++) {
 		d = &f->dev[i];
-		dev_module(f, d);
-		dev_net(dcb, d);
+		if (d->ifindex)
+			dev_module(f, d);
+		if (d->hw)
+			dev_hw(&f->io, d);
+		dev_net(&f->io, dcb, d);
 		dev_port_mtu(d);
-		dev_gids(d);
+		dev_gids(f->io.sysfs, d);
 		dev_cm_mode(d);
 		d->rd_watches = listed(f->metrics, d->netdev);
 	}

@@ -139,7 +139,7 @@
  * time earlier than the latest one seen is taken as the latest one (time
  * never runs backwards).
  * The state after any sequence of calls equals, bit for bit, the state of
- * an event-by-event model (selftests/unit/dcqcn_ref.h checks this).
+ * an event-by-event model (selftests/unit/core/dcqcn_ref.h checks this).
  *
  * Bounded work. After a long idle period thousands of events may be due;
  * they are skipped arithmetically where the outcome is known:

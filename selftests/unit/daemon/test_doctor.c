@@ -246,6 +246,7 @@ static void gid_cm_v2(H, D) { (void)h; d->cm_mode = DOC_CM_V2; }
 static void gid_v1only(H, D) { (void)h; d->gid[1].v2 = false; d->gid[3].v2 = false; }
 static void gid_v1addr(H, D) { (void)h; d->gid[3].v2 = false; }
 static void gid_none(H, D) { (void)h; d->ngid = 0; }
+static void gid_err(H, D) { (void)h; d->gid_err = -ENOENT; }
 
 static void ack_11(H, D) { (void)h; d->qp[0].timeout = 11; }
 static void ack_12(H, D) { (void)h; d->qp[0].timeout = 12; }
@@ -275,6 +276,11 @@ static void rd_stopped_nosd(H, D)
 	(void)d;
 }
 static void rd_stopped_noconf(H, D) { h->rd_pid = 0; h->have_conf = false; (void)d; }
+static void rd_stopped_noconf_nosd(H, D)
+{
+	rd_stopped_noconf(h, d);
+	h->systemd = false;
+}
 static void rd_nohttp(H, D)
 {
 	h->http_status = 0;
@@ -437,6 +443,7 @@ static const struct tcase cases[] = {
 	{ "gid", "no v2 GID for 10.0.0.1", gid_v1addr, F, "",
 	  "no RoCE v2 GID for ::ffff:10.0.0.1" },
 	{ "gid", "no GID", gid_none, F, "", "no GID on veth1" },
+	{ "gid", "GIDs unreadable", gid_err, W, "", "cannot read the GIDs" },
 
 	{ "ack_timeout", "timeout 14 (budget 30 ms)", nothing, P, "",
 	  "shortest budget 30000 us" },
@@ -471,6 +478,8 @@ static const struct tcase cases[] = {
 	  "pid file /run/rd.pid is stale" },
 	{ "roceccd", "stopped, no configuration", rd_stopped_noconf, W,
 	  "systemctl start roceccd", NULL },
+	{ "roceccd", "stopped, no configuration, no systemd",
+	  rd_stopped_noconf_nosd, W, "roceccd", NULL },
 	{ "roceccd", "no HTTP answer", rd_nohttp, F,
 	  "systemctl restart roceccd", "connection refused" },
 	{ "roceccd", "HTTP 404", rd_404, F, "systemctl restart roceccd",
