@@ -38,7 +38,7 @@ conf=$work/roceccd.conf
 pidf=$work/roceccd.pid
 port=9473
 cm=/sys/kernel/config/rdma_cm
-trap 'kill $(jobs -p) 2>/dev/null; stop_rd; topo_teardown; rmdir "$cm/rxe1" 2>/dev/null; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT
+trap 'kill $(jobs -p) 2>/dev/null; stop_rd; rmdir "$cm/rxe1" 2>/dev/null; topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT
 
 stop_rd() {
 	local pid
@@ -130,10 +130,11 @@ prio2buffer = all:0,3:1
 CONF
 tap_run "roceccd starts (adopts the attachment)" roceccd -c "$conf" --pidfile "$pidf"
 
-# a QP with rocegen's default timeout (14), sending a little
+# a QP with rocegen's default timeout (14), long enough for the module to
+# learn its timeout
 DP_RG_TIMEOUT=60 dp_rg_server rxe2 18610 1 >/dev/null 2>&1
-tap_run "rocegen: 20 messages on one QP (timeout 14)" \
-	dp_rg_client 1 18610 /dev/null --count 20 --size 16K -D 5
+tap_run "rocegen: 2 s of 16K WRITEs on one QP (timeout 14)" \
+	dp_rg_client 1 18610 /dev/null --size 16K -D 2
 wait "$DP_SRV_PID" 2>/dev/null
 
 wait_rd
@@ -193,7 +194,6 @@ mend buffer "buffer 1 of 8K"
 ip link set dev veth1 mtu 1500
 doc mtu
 broken mtu WARN "ip link set dev veth1 mtu 4176" "MTU 1500"
-tap_cmp $DOC_RC -eq 1 "MTU 1500 (only a warning): exit 1"
 mend mtu "MTU 1500"
 
 mkdir -p "$cm/rxe1"
@@ -201,11 +201,12 @@ echo "IB/RoCE v1" >"$cm/rxe1/ports/1/default_roce_mode"
 doc gid
 broken gid FAIL "echo 'RoCE v2' > $cm/rxe1/ports/1/default_roce_mode" "rdma_cm on RoCE v1"
 mend gid "rdma_cm on RoCE v1"
+rmdir "$cm/rxe1"
 
 # timeout 11: 8.4 ms, one jiffy surely waited at HZ 250 (4 ms), budget 2 ms
 DP_RG_TIMEOUT=60 dp_rg_server rxe2 18611 1 >/dev/null 2>&1
-tap_run "rocegen: 20 messages on a QP with timeout 11" \
-	dp_rg_client 1 18611 /dev/null --count 20 --size 16K -D 5 --timeout 11
+tap_run "rocegen: 2 s of 16K WRITEs on a QP with timeout 11" \
+	dp_rg_client 1 18611 /dev/null --size 16K -D 2 --timeout 11
 wait "$DP_SRV_PID" 2>/dev/null
 doc ack_timeout
 broken ack_timeout FAIL "echo 2000 > /sys/module/rocecc/parameters/pacing_default_budget_us" \
