@@ -174,11 +174,10 @@ static void check_engine(const struct doc_host *h, const struct doc_dev *d,
 /* ---- qdisc ------------------------------------------------------------- */
 
 /* fq @q's options against pacing's needs; @where "root" or "parent 1:4" */
-static void fq_options(const struct doc_host *h, const struct doc_dev *d,
-		       const struct qdisc_info *q, const char *where,
-		       struct doc_result *r)
+static void fq_options(const struct doc_dev *d, const struct qdisc_info *q,
+		       const char *where, struct doc_result *r)
 {
-	uint32_t need = h->have_pacing ? h->max_delay_us : 1000000;
+	uint32_t need = d->have_pacing ? d->max_delay_us : 1000000;
 
 	if (q->fq_horizon_drop && q->fq_horizon_us < need) {
 		worse(r, DOC_FAIL);
@@ -206,10 +205,9 @@ static void fq_options(const struct doc_host *h, const struct doc_dev *d,
  * first that is not into @bad (its kind, "pfifo (default)" if none is
  * listed), a fix for each.
  */
-static bool children_fq(const struct doc_host *h, const struct doc_dev *d,
-			const struct qdisc_info *root, unsigned int n,
-			const char *dflt, char *bad, size_t badlen,
-			struct doc_result *r)
+static bool children_fq(const struct doc_dev *d, const struct qdisc_info *root,
+			unsigned int n, const char *dflt, char *bad,
+			size_t badlen, struct doc_result *r)
 {
 	const struct qdisc_info *q;
 	char where[32], hs[16];
@@ -222,7 +220,7 @@ static bool children_fq(const struct doc_host *h, const struct doc_dev *d,
 			 qdisc_handle_str(TC_H_MAKE(root->handle, i), hs,
 					  sizeof(hs)));
 		if (q && q->fq) {
-			fq_options(h, d, q, where, r);
+			fq_options(d, q, where, r);
 			continue;
 		}
 		if (ok)
@@ -264,6 +262,7 @@ static void check_qdisc(const struct doc_host *h, const struct doc_dev *d,
 	char bad[64] = "";
 	bool ok;
 
+	(void)h;
 	if (d->hw) {
 		r->status = DOC_SKIP;
 		FOUND(r, "the NIC paces in hardware");
@@ -278,17 +277,17 @@ static void check_qdisc(const struct doc_host *h, const struct doc_dev *d,
 	}
 	root = qdisc_root(d->qd, d->nqd);
 	if (root && root->fq) {
-		fq_options(h, d, root, "root", r);
+		fq_options(d, root, "root", r);
 		if (r->status == DOC_PASS)
 			FOUND(r, "fq (flow_limit %u, horizon %u us%s)",
 			      root->fq_flow_limit, root->fq_horizon_us,
 			      root->fq_horizon_drop ? ", drop" : ", cap");
 		ok = true;
 	} else if (root && !strcmp(root->kind, "mq")) {
-		ok = children_fq(h, d, root, d->ntxq, "none", bad, sizeof(bad),
+		ok = children_fq(d, root, d->ntxq, "none", bad, sizeof(bad),
 				 r);
 	} else if (root && !strcmp(root->kind, "rocecc")) {
-		ok = children_fq(h, d, root, DCBNL_PRIOS, "pfifo (default)",
+		ok = children_fq(d, root, DCBNL_PRIOS, "pfifo (default)",
 				 bad, sizeof(bad), r);
 	} else {
 		ok = false;
@@ -389,6 +388,17 @@ static void dscp_map(const struct doc_dev *d, uint8_t map[64],
 	rocecc_dscp_map(a, map);
 }
 
+/*
+ * Does "rocecc param set dev" reach @d's engine (rocecc.ko, or an mlx5
+ * port's firmware)? The BPF engine's parameters are its loader's.
+ */
+static bool param_settable(const struct doc_dev *d)
+{
+	enum doc_engine e = doc_engine_of(d);
+
+	return e == DOC_ENGINE_MODULE || e == DOC_ENGINE_HW;
+}
+
 static void check_cnp(const struct doc_host *h, const struct doc_dev *d,
 		      struct doc_result *r)
 {
@@ -422,7 +432,9 @@ static void check_cnp(const struct doc_host *h, const struct doc_dev *d,
 		/* keep the CNP on the lossless side of the two */
 		fixd = (lossless >> d->cnp_prio & 1) && !(lossless >> m & 1) ?
 		       dscp_for(d, map, d->cnp_prio) : -1;
-		if (fixd >= 0)
+		if (!param_settable(d))
+			;
+		else if (fixd >= 0)
 			FIX(r, "rocecc param set dev %s np_cnp_dscp %d",
 			    d->netdev, fixd);
 		else
@@ -441,6 +453,8 @@ static void check_cnp(const struct doc_host *h, const struct doc_dev *d,
 		       " np_cnp_dscp" : "",
 		       c->param_set[ROCECC_PARAM_NP_CNP_PRIO] ?
 		       " np_cnp_prio" : "");
+		if (!param_settable(d))
+			return;
 		FIX(r, "rocecc param set dev %s", d->netdev);
 		if (c->param_set[ROCECC_PARAM_NP_CNP_DSCP])
 			add(r->fix, sizeof(r->fix), " ", "np_cnp_dscp %u",
@@ -730,7 +744,7 @@ static void check_ack_timeout(const struct doc_host *h,
 	enum doc_engine e = doc_engine_of(d);
 	uint32_t hz = h->hz ? h->hz : 100;
 	uint64_t b, w, min = UINT64_MAX, wmin = UINT64_MAX;
-	uint64_t def = (uint64_t)h->default_budget_us * 1000;
+	uint64_t def = (uint64_t)d->default_budget_us * 1000;
 	const struct doc_qp *q = NULL;
 	unsigned int i;
 
@@ -741,24 +755,24 @@ static void check_ack_timeout(const struct doc_host *h,
 		      "nothing paces");
 		return;
 	}
-	if (!h->have_pacing) {
+	if (!d->have_pacing) {
 		r->status = DOC_WARN;
 		FOUND(r, "cannot read the pacing budget's parameters");
 		EXPECT(r, "pacing_budget_pct, pacing_default_budget_us, pacing_max_delay_us");
 		return;
 	}
-	if (h->budget_pct >= 100) {
+	if (d->budget_pct >= 100) {
 		r->status = DOC_FAIL;
 		FOUND(r, "pacing_budget_pct %u: pacing may hold a packet as long as rxe's timer waits",
-		      h->budget_pct);
+		      d->budget_pct);
 		EXPECT(r, "pacing_budget_pct below 100 (default 50)");
 		if (e == DOC_ENGINE_MODULE)
 			FIX(r, "echo 50 > " PARAM_DIR "pacing_budget_pct");
 		return;
 	}
 	for (i = 0; i < d->nqp; i++) {
-		b = rocecc_pace_budget_ns(d->qp[i].timeout, hz, h->budget_pct,
-					  h->max_delay_us);
+		b = rocecc_pace_budget_ns(d->qp[i].timeout, hz, d->budget_pct,
+					  d->max_delay_us);
 		w = rocecc_pace_budget_ns(d->qp[i].timeout, hz, 100,
 					  0xffffffffU);
 		if (b < min) {
@@ -771,14 +785,14 @@ static void check_ack_timeout(const struct doc_host *h,
 	if (!q) {
 		r->status = DOC_SKIP;
 		FOUND(r, "no QP whose timeout the engine knows yet (it learns it from the QP's traffic); pacing_default_budget_us %u",
-		      h->default_budget_us);
+		      d->default_budget_us);
 		return;
 	}
 	FOUND(r, "%u QP%s; shortest budget %llu us: QP 0x%x, timeout %u (%.1f ms) at HZ %u%s; pacing_default_budget_us %u",
 	      d->nqp, d->nqp == 1 ? "" : "s",
 	      (unsigned long long)(min / 1000), q->lqpn, q->timeout,
 	      q->timeout ? 4.096e-3 * (double)(1ULL << q->timeout) : 0.0,
-	      hz, h->hz ? "" : " (assumed)", h->default_budget_us);
+	      hz, h->hz ? "" : " (assumed)", d->default_budget_us);
 	if (def <= min)
 		return;
 	if (def >= wmin) {

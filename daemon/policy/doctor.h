@@ -96,11 +96,6 @@ struct doc_host {
 	bool btf;			/* /sys/kernel/btf/vmlinux exists */
 	unsigned int hz;		/* CONFIG_HZ; 0: unknown (100 assumed) */
 	bool module_loaded;		/* rocecc.ko's genl family exists */
-	/* rocecc.ko's pacing knobs (module parameters), if have_pacing */
-	bool have_pacing;
-	uint32_t budget_pct;		/* pacing_budget_pct */
-	uint32_t default_budget_us;	/* pacing_default_budget_us */
-	uint32_t max_delay_us;		/* pacing_max_delay_us */
 	/* roceccd's configuration */
 	char conf_path[256];
 	bool have_conf;			/* read without error */
@@ -134,6 +129,14 @@ struct doc_dev {
 	const struct qdisc_info *qd;
 	size_t nqd;
 	unsigned int ntxq;
+	/*
+	 * The engine's pacing knobs, if have_pacing: rocecc.ko's module
+	 * parameters, or the BPF engine's dp_devs entry (the same names)
+	 */
+	bool have_pacing;
+	uint32_t budget_pct;		/* pacing_budget_pct */
+	uint32_t default_budget_us;	/* pacing_default_budget_us */
+	uint32_t max_delay_us;		/* pacing_max_delay_us */
 	/* the engine's CNP parameters, if have_cnp */
 	bool have_cnp;
 	uint32_t cnp_dscp, cnp_prio;

@@ -10,7 +10,8 @@
  * module's parameters, BTF), configfs (rdma_cm's default RoCE mode), the
  * running kernel's config (CONFIG_HZ), rocecc.ko's generic netlink (is the
  * netdev attached, its counters, parameters and flows: the QPs' ACK
- * timeouts, which RDMA netlink does not report for rxe), DCB netlink (PFC,
+ * timeouts, which RDMA netlink does not report for rxe), the BPF engine
+ * (its TC filters, its pinned dp_devs and dp_qps maps), DCB netlink (PFC,
  * buffers, APP table), route netlink (qdiscs), roceccd's configuration
  * file, its pid and its HTTP endpoint.
  */
@@ -26,10 +27,12 @@
 #include <unistd.h>
 #include <infiniband/verbs.h>
 #include <libmnl/libmnl.h>
+#include <bpf/bpf.h>
 
 #include <rocecc/pacing.h>
 #include <uapi/linux/rocecc.h>
 
+#include "lib/bpf_dp.h"
 #include "lib/dcbnl.h"
 #include "lib/http_get.h"
 #include "lib/qdisc.h"
@@ -115,18 +118,22 @@ static void host_kernel(struct doc_host *h)
 
 static void host_module(struct doc_facts *f)
 {
-	struct doc_host *h = &f->host;
+	f->nl_open = !rnl_open(&f->nl);
+	f->host.module_loaded = f->nl_open;
+}
+
+/* rocecc.ko's pacing knobs, its module parameters */
+static void module_pacing(struct doc_dev *d)
+{
 	unsigned long pct, def, max;
 
-	f->nl_open = !rnl_open(&f->nl);
-	h->module_loaded = f->nl_open;
-	h->have_pacing = read_uint(MOD_PARAMS "pacing_budget_pct", &pct) &&
+	d->have_pacing = read_uint(MOD_PARAMS "pacing_budget_pct", &pct) &&
 			 read_uint(MOD_PARAMS "pacing_default_budget_us", &def) &&
 			 read_uint(MOD_PARAMS "pacing_max_delay_us", &max);
-	if (h->have_pacing) {
-		h->budget_pct = (uint32_t)pct;
-		h->default_budget_us = (uint32_t)def;
-		h->max_delay_us = (uint32_t)max;
+	if (d->have_pacing) {
+		d->budget_pct = (uint32_t)pct;
+		d->default_budget_us = (uint32_t)def;
+		d->max_delay_us = (uint32_t)max;
 	}
 }
 
@@ -307,12 +314,57 @@ static void dev_module(struct doc_facts *f, struct doc_dev *d)
 	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, d->ifindex);
 	if (rnl_talk(&f->nl, nlh, dev_get_cb, d) || !d->module)
 		return;
+	module_pacing(d);
 	nlh = rnl_msg(&f->nl, ROCECC_CMD_PARAM_GET, NLM_F_ACK);
 	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, d->ifindex);
 	rnl_talk(&f->nl, nlh, param_get_cb, d);
 	nlh = rnl_msg(&f->nl, ROCECC_CMD_FLOW_GET, NLM_F_DUMP);
 	mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, d->netdev);
 	rnl_talk(&f->nl, nlh, flow_cb, d);
+}
+
+/* ---- the BPF engine ------------------------------------------------------- */
+
+/*
+ * Do the BPF engine's filters sit on @d's netdev? Then its configuration
+ * from the dp_devs map its loader pinned in roceccd's pin_dir (read only:
+ * nothing is loaded), and the QPs whose timeout it knows (dp_qps).
+ */
+static void dev_bpf(const struct doc_host *h, struct doc_dev *d)
+{
+	char path[sizeof(h->conf.pin_dir) + 16];
+	struct dcqcn_qp_key k, *prev = NULL;
+	struct dcqcn_dev dv;
+	struct dcqcn_qp q;
+	int fd;
+
+	d->bpf = bpf_dp_on_netdev(d->ifindex) == 1;
+	if (!d->bpf || !h->conf.pin_dir[0])
+		return;
+	snprintf(path, sizeof(path), "%s/%s", h->conf.pin_dir, DCQCN_PIN_DEVS);
+	fd = bpf_obj_get(path);
+	if (fd >= 0 && !bpf_map_lookup_elem(fd, &d->ifindex, &dv)) {
+		d->have_pacing = true;
+		d->budget_pct = dv.budget_pct;
+		d->default_budget_us = dv.default_budget_us;
+		d->max_delay_us = dv.max_delay_us;
+		d->have_cnp = true;
+		d->cnp_dscp = dv.params.v[ROCECC_PARAM_NP_CNP_DSCP];
+		d->cnp_prio = dv.params.v[ROCECC_PARAM_NP_CNP_PRIO];
+	}
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/%s", h->conf.pin_dir, DCQCN_PIN_QPS);
+	fd = bpf_obj_get(path);
+	while (fd >= 0 && !bpf_map_get_next_key(fd, prev, &k) &&
+	       d->nqp < DOC_QPS_MAX) {
+		prev = &k;
+		if (k.ifindex == d->ifindex && !bpf_map_lookup_elem(fd, &k, &q) &&
+		    (q.flags & DCQCN_QP_TIMEOUT))
+			d->qp[d->nqp++] = (struct doc_qp){ k.lqpn, q.timeout };
+	}
+	if (fd >= 0)
+		close(fd);
 }
 
 /* ---- the netdev ---------------------------------------------------------- */
@@ -619,8 +671,10 @@ int doc_gather(const struct doc_args *a, struct doc_facts *f, char *err,
 		dcb = NULL;
 	for (i = 0; i < f->ndev; i++) {
 		d = &f->dev[i];
-		if (d->ifindex)
+		if (d->ifindex) {
 			dev_module(f, d);
+			dev_bpf(&f->host, d);
+		}
 		if (d->hw)
 			dev_hw(&f->io, d);
 		dev_net(&f->io, dcb, d);

@@ -32,10 +32,6 @@ static void healthy(struct doc_host *h, struct doc_dev *d)
 	h->btf = true;
 	h->hz = 250;
 	h->module_loaded = true;
-	h->have_pacing = true;
-	h->budget_pct = 50;
-	h->default_budget_us = 8000;
-	h->max_delay_us = 1000000;
 	snprintf(h->conf_path, sizeof(h->conf_path), "/etc/rocecc/roceccd.conf");
 	h->have_conf = true;
 	rd_conf_defaults(&h->conf);
@@ -52,6 +48,10 @@ static void healthy(struct doc_host *h, struct doc_dev *d)
 	snprintf(d->netdev, sizeof(d->netdev), "veth1");
 	d->ifindex = 2;
 	d->module = true;
+	d->have_pacing = true;
+	d->budget_pct = 50;
+	d->default_budget_us = 8000;
+	d->max_delay_us = 1000000;
 	qd[0] = (struct qdisc_info){ .handle = 0x80010000, .parent = TC_H_ROOT,
 				     .kind = "fq", .fq = true,
 				     .fq_horizon_us = 10000000,
@@ -191,6 +191,8 @@ static void cnp_conf(H, D)
 	h->conf.param[ROCECC_PARAM_NP_CNP_PRIO] = 6;
 }
 static void cnp_none(H, D) { (void)h; d->module = false; }
+static void cnp_bpf(H, D) { (void)h; d->module = false; d->bpf = true; d->cnp_prio = 6; }
+static void cnp_hw(H, D) { (void)h; d->module = false; d->hw = true; d->cnp_prio = 6; }
 static void cnp_unread(H, D) { (void)h; d->have_cnp = false; }
 
 static void pfc_off(H, D) { (void)h; d->dcb.pfc.pfc_en = 0; }
@@ -259,12 +261,12 @@ static void ack_min(H, D)
 	d->qp[2] = (struct doc_qp){ 0x13, 18 };
 	d->nqp = 3;
 }
-static void ack_fixed(H, D) { h->default_budget_us = 2000; d->qp[0].timeout = 11; }
-static void ack_pct(H, D) { h->budget_pct = 100; (void)d; }
+static void ack_fixed(H, D) { (void)h; d->default_budget_us = 2000; d->qp[0].timeout = 11; }
+static void ack_pct(H, D) { (void)h; d->budget_pct = 100; }
 static void ack_noqp(H, D) { (void)h; d->nqp = 0; }
 static void ack_none(H, D) { (void)h; d->module = false; }
 static void ack_bpf(H, D) { (void)h; d->module = false; d->bpf = true; d->qp[0].timeout = 11; }
-static void ack_unread(H, D) { h->have_pacing = false; (void)d; }
+static void ack_unread(H, D) { (void)h; d->have_pacing = false; }
 
 static void rd_stopped(H, D) { h->rd_pid = 0; (void)d; }
 static void rd_stopped_nosd(H, D)
@@ -391,6 +393,10 @@ static const struct tcase cases[] = {
 	{ "cnp", "the configuration wants 48 / 6", cnp_conf, W,
 	  "rocecc param set dev veth1 np_cnp_dscp 48 np_cnp_prio 6", NULL },
 	{ "cnp", "no engine", cnp_none, S, "", NULL },
+	{ "cnp", "BPF engine: its loader sets its parameters", cnp_bpf, F, "",
+	  NULL },
+	{ "cnp", "mlx5: rocecc param set reaches the firmware", cnp_hw, F,
+	  "rocecc param set dev veth1 np_cnp_prio 3", NULL },
 	{ "cnp", "parameters unread", cnp_unread, W, "", NULL },
 
 	{ "pfc", "PFC on 3, CNP on 3", nothing, P, "", "PFC on 3 (RoCE priority 3, CNP priority 3)" },
