@@ -71,8 +71,9 @@
 #define ROCECC_PACE_WHY_KIND	"pacing needs the fq qdisc but %s has %s"
 /* netdev */
 #define ROCECC_PACE_FIX_KIND	"tc qdisc replace dev %s root fq flow_limit 1000"
+#define ROCECC_PACE_PFC_NOTE	"with PFC: fq under each class of the rocecc qdisc"
 #define ROCECC_PACE_MSG_KIND	ROCECC_PACE_WHY_KIND ": run '" \
-				ROCECC_PACE_FIX_KIND "' (with PFC: fq under each class of the rocecc qdisc)"
+				ROCECC_PACE_FIX_KIND "' (" ROCECC_PACE_PFC_NOTE ")"
 /* netdev, horizon (us), pacing_max_delay_us */
 #define ROCECC_PACE_WHY_HORIZON	\
 	"fq on %s drops packets beyond its horizon (%u us) but pacing may hold one for %u us"
