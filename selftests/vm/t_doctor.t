@@ -183,6 +183,7 @@ broken cnp FAIL "rocecc param set dev veth1 np_cnp_prio 3" "CNPs on lossy priori
 mend cnp "CNPs on lossy priority 0"
 
 rocecc pfc set dev veth1 prio-pfc 3:off
+tap_diag "$(rocecc doctor dev veth1 config "$conf" pidfile "$pidf")"
 doc pfc
 broken pfc FAIL "rocecc pfc set dev veth1 prio-pfc 3:on" "PFC off on 3"
 mend pfc "PFC off on 3"
