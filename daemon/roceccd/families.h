@@ -110,6 +110,8 @@
 	RD_FAMILY_MODSTAT(F, MALFORMED, "malformed", "_total", COUNTER)	\
 	RD_FAMILY_MODSTAT(F, PACING_CAPPED, "pacing_capped", "_total", COUNTER) \
 	RD_FAMILY_MODSTAT(F, ECT_MARKED, "ect_marked", "_total", COUNTER) \
+	RD_FAMILY_MODSTAT(F, RP_CNP_SPOOFED, "rp_cnp_spoofed", "_total", COUNTER) \
+	RD_FAMILY_MODSTAT(F, QP_CACHE_FULL, "qp_cache_full", "_total", COUNTER) \
 	/* PFC and DCB buffers (dcb.c) */				\
 	F(PFC_ENABLED, "rocecc_pfc_enabled", GAUGE,			\
 	  "1 if PFC is enabled on the priority (IEEE pfc_en), read over DCB netlink each poll.") \
