@@ -196,6 +196,7 @@ struct rocecc_qp {
 	refcount_t ref;			/* table + resolver queue */
 	u8 state;			/* smp_load_acquire / store_release */
 	bool hashed;			/* under the table lock */
+	bool remote;			/* made for a received packet's QPN */
 	bool queued;			/* under the resolver lock */
 	unsigned long last_used;	/* jiffies */
 	unsigned long checked;		/* jiffies of the last resolution */

@@ -38,10 +38,11 @@
  * beyond that, misses are only counted.
  *
  * Remote packets create entries: every CE mark and CNP names a local QPN,
- * and any host can name any QPN. So an entry that is not resolved
- * (PENDING or FAILED) counts against a small budget, qp_unresolved_max,
- * besides qp_max; a miss beyond it creates nothing (counted in
- * qp_cache_full, and the packet as a resolver_miss). An entry whose QPN
+ * and any host can name any QPN. So an entry made for such a QPN counts,
+ * while it is not resolved (PENDING or FAILED), against a small budget,
+ * qp_unresolved_max, besides qp_max; a miss beyond it creates nothing
+ * (counted in qp_cache_full, and the packet as a resolver_miss). An
+ * entry whose QPN
  * the RDMA core does not know (or whose netdev has no rxe device) is
  * dropped as soon as the resolver has asked, so unknown QPNs hold budget
  * only while they wait for the resolver, not for flow_idle_ms: a flood of
@@ -73,7 +74,11 @@
 static struct hlist_head rocecc_qp_tbl[1 << ROCECC_QP_HASH_BITS];
 static DEFINE_SPINLOCK(rocecc_qp_lock);		/* the table */
 static atomic_t rocecc_qp_total = ATOMIC_INIT(0);
-/* Entries hashed and not ROCECC_QP_OK; changes under rocecc_qp_lock. */
+/*
+ * Entries made for a received packet's QPN (@remote), hashed and not
+ * ROCECC_QP_OK: at most qp_unresolved_max. Changes under rocecc_qp_lock
+ * (or before the entry is hashed).
+ */
 static atomic_t rocecc_qp_unresolved = ATOMIC_INIT(0);
 static u32 rocecc_qp_seed;
 
@@ -122,25 +127,23 @@ static void rocecc_qp_kill(struct rocecc_qp *e)
 	hlist_del_rcu(&e->node);
 	e->hashed = false;
 	atomic_dec(&rocecc_qp_total);
-	if (e->state != ROCECC_QP_OK)
+	if (e->remote && e->state != ROCECC_QP_OK)
 		atomic_dec(&rocecc_qp_unresolved);
 	rocecc_qp_put(e);
 }
 
 /*
  * Take a place for a new entry: one of qp_max, and, for a QPN named by a
- * received packet (@create ROCECC_QP_REMOTE), one of qp_unresolved_max
- * (entries of QPs rxe transmits on are counted there but never refused:
- * they are real local QPs, at most as many as exist). False (nothing
- * taken, the refusal counted) when a limit is reached.
+ * received packet (@remote), one of qp_unresolved_max (entries of QPs rxe
+ * transmits on are real local QPs, at most as many as exist). False
+ * (nothing taken, the refusal counted) when a limit is reached.
  */
-static bool rocecc_qp_reserve(struct rocecc_dev *rdev,
-			      enum rocecc_qp_create create)
+static bool rocecc_qp_reserve(struct rocecc_dev *rdev, bool remote)
 {
 	if (atomic_inc_return(&rocecc_qp_total) > READ_ONCE(rocecc_qp_max))
 		goto full_total;
-	if (atomic_inc_return(&rocecc_qp_unresolved) >
-	    READ_ONCE(rocecc_qp_unresolved_max) && create == ROCECC_QP_REMOTE)
+	if (remote && atomic_inc_return(&rocecc_qp_unresolved) >
+	    READ_ONCE(rocecc_qp_unresolved_max))
 		goto full_unresolved;
 	return true;
 
@@ -152,9 +155,10 @@ full_total:
 	return false;
 }
 
-static void rocecc_qp_unreserve(void)
+static void rocecc_qp_unreserve(bool remote)
 {
-	atomic_dec(&rocecc_qp_unresolved);
+	if (remote)
+		atomic_dec(&rocecc_qp_unresolved);
 	atomic_dec(&rocecc_qp_total);
 }
 
@@ -207,7 +211,7 @@ struct rocecc_qp *rocecc_qp_lookup(struct rocecc_dev *rdev, u32 lqpn,
 	if (create == ROCECC_QP_FIND)
 		return NULL;
 
-	if (!rocecc_qp_reserve(rdev, create))
+	if (!rocecc_qp_reserve(rdev, create == ROCECC_QP_REMOTE))
 		return NULL;
 	/*
 	 * One small object per local QP named by a packet; any context.
@@ -216,13 +220,14 @@ struct rocecc_qp *rocecc_qp_lookup(struct rocecc_dev *rdev, u32 lqpn,
 	 */
 	e = kzalloc(sizeof(*e), GFP_ATOMIC);
 	if (!e) {
-		rocecc_qp_unreserve();
+		rocecc_qp_unreserve(create == ROCECC_QP_REMOTE);
 		return NULL;
 	}
 	atomic64_inc(&rocecc_dp_objs.qps_alloc);
 	e->ifindex = rdev->ifindex;
 	e->lqpn = lqpn;
 	e->owner = rdev;
+	e->remote = create == ROCECC_QP_REMOTE;
 	refcount_set(&e->ref, 1);
 	e->state = ROCECC_QP_PENDING;
 	e->last_used = now;
@@ -234,7 +239,7 @@ struct rocecc_qp *rocecc_qp_lookup(struct rocecc_dev *rdev, u32 lqpn,
 	old = rocecc_qp_find(rdev, lqpn);
 	if (old) {
 		spin_unlock_bh(&rocecc_qp_lock);
-		rocecc_qp_unreserve();
+		rocecc_qp_unreserve(e->remote);
 		kfree(e);
 		atomic64_inc(&rocecc_dp_objs.qps_free);
 		return old;
@@ -453,7 +458,8 @@ static void rocecc_qp_resolve(struct rocecc_qp *e, struct rocecc_qp_scratch *s)
 	e->budget_ns = rocecc_qp_budget_ns(qi.timeout);
 	/* Publish: readers that see OK see the fields above. */
 	smp_store_release(&e->state, ROCECC_QP_OK);
-	atomic_dec(&rocecc_qp_unresolved);
+	if (e->remote)
+		atomic_dec(&rocecc_qp_unresolved);
 	fresh = true;
 out:
 	spin_unlock_bh(&rocecc_qp_lock);
@@ -547,7 +553,10 @@ void rocecc_qp_gc(void)
 	spin_unlock_bh(&rocecc_qp_lock);
 }
 
-/* Entries in the cache now, or those of them not resolved (@unresolved). */
+/*
+ * Entries in the cache now, or (@unresolved) those made for received
+ * packets' QPNs and not resolved.
+ */
 unsigned int rocecc_qp_count(bool unresolved)
 {
 	return atomic_read(unresolved ? &rocecc_qp_unresolved :
