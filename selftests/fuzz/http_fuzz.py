@@ -37,6 +37,7 @@ class Fuzz:
         self.failures = []
         self.counts = {}
         self.answered = 0
+        self.secs = {}
 
     # ---- I/O -----------------------------------------------------------
     def connect(self, src=None):
@@ -337,14 +338,20 @@ class Fuzz:
         raise AssertionError
 
     def one(self, i):
+        """Request @i; False when the server stopped answering after it."""
         kind, chunks, check, head = self.make(i)
         self.counts[kind] = self.counts.get(kind, 0) + 1
+        t0 = time.time()
         try:
             data, err = self.exchange(chunks, close_early=check is None,
                                       wait=2.0 if kind == "raw" else None)
         except OSError as e:
             self.fail(i, "%s: %s" % (kind, e))
-            return
+            return self.healthy() or self.dead(i, kind)
+        finally:
+            self.secs[kind] = self.secs.get(kind, 0.0) + time.time() - t0
+        if check is None:
+            return True
         if check is None:
             return
         resp = self.parse(data, head)
@@ -354,7 +361,15 @@ class Fuzz:
         if why:
             self.fail(i, "%s: %s" % (kind, why))
         if (err or not resp) and not self.healthy():
-            self.fail(i, "%s: the server stopped answering after it" % kind)
+            return self.dead(i, kind)
+        return True
+
+    def dead(self, i, kind):
+        self.fail(i, "%s: the server stopped answering after it" % kind)
+        return False
+
+    def times(self):
+        return " ".join("%s=%.1f" % (k, v) for k, v in sorted(self.secs.items()))
 
     # ---- slowloris and limits -------------------------------------------
     def slowloris(self, stop, held):
@@ -452,9 +467,12 @@ class Fuzz:
             self.one(self.a.only)
             return 1 if self.failures else 0
         ok = self.limits() if self.a.limits else True
+        t0 = time.time()
         for _ in range(self.a.warmup):
             self.healthy()
         rss0 = self.rss_kb()
+        print("http_fuzz: %d GET /metrics of warm-up in %.1f s" % (self.a.warmup, time.time() - t0),
+              flush=True)
         stop, held = threading.Event(), []
         slow = None
         if self.a.slow_clients:
@@ -462,9 +480,19 @@ class Fuzz:
             slow.start()
         t0 = time.time()
         for i in range(self.a.n):
-            self.one(i)
-            if i % 200 == 199 and not self.healthy():
-                self.fail(i, "GET /metrics failed")
+            if not self.one(i):
+                break		# every later request would wait out its timeout
+            dt = time.time() - t0
+            if i % 200 == 199:
+                print("http_fuzz: %d requests in %.1f s (seconds by kind: %s)"
+                      % (i + 1, dt, self.times()), flush=True)
+                if not self.healthy():
+                    self.fail(i, "GET /metrics failed")
+                    break
+            if self.a.deadline and dt > self.a.deadline:
+                self.fail(i, "%d of %d requests after %.0f s, over --deadline"
+                          " (seconds by kind: %s)" % (i + 1, self.a.n, dt, self.times()))
+                break
         dt = time.time() - t0
         if slow:
             stop.set()
@@ -493,6 +521,8 @@ def main():
                    help="GET /metrics before each RSS reading (default 200)")
     p.add_argument("--timeout", type=float, default=15.0,
                    help="seconds to wait for an answer (default 15)")
+    p.add_argument("--deadline", type=float, default=0,
+                   help="fail when the requests take longer (seconds; default none)")
     p.add_argument("--limits", action="store_true",
                    help="check the connection limits first (about 15 s)")
     p.add_argument("--slow-clients", type=int, default=0,
