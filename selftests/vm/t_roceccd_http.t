@@ -48,7 +48,7 @@ CONF
 
 DP_RG_TIMEOUT=300 dp_rg_server rxe2 18631 1 || tap_bail "rocegen server"
 DP_RG_PEER=$(topo_ip 2) DP_RG_TIMEOUT=300 dp_rg_client 1 18631 "$work/c.json" \
-	--duration 280 --rate 2 --burst 4K --cpu 0 >/dev/null 2>"$work/c.err" &
+	--duration 280 --rate 2 --burst 16K --cpu 0 >/dev/null 2>"$work/c.err" &
 
 rd_start "$work/rd.log" -c "$conf"
 rd_wait_ready 1 || { tap_diag "$(cat "$work/rd.log")"; tap_bail "no daemon"; }
