@@ -105,7 +105,7 @@ fuzz_run() {	# fuzz_run LOG ARGS...: the fuzz against $RD_PID; its status
 	local log=$1
 	shift
 	timeout -k 5 $(( deadline + 120 )) python3 "$fuzz" --port "$RD_PORT" \
-		--pid "$RD_PID" --deadline "$deadline" "$@" >"$log" 2>&1
+		--pid "$RD_PID" --jobs 6 --deadline "$deadline" "$@" >"$log" 2>&1
 	local rc=$?
 	[ $rc -eq 124 ] && echo "FAIL http_fuzz killed after $(( deadline + 120 )) s" >>"$log"
 	grep -E '^(FAIL|limits|http_fuzz)' "$log" | head -n 40 | sed 's/^/# /'
