@@ -108,7 +108,7 @@ fuzz_run() {	# fuzz_run LOG ARGS...: the fuzz against $RD_PID; its status
 		--pid "$RD_PID" --jobs 6 --deadline "$deadline" "$@" >"$log" 2>&1
 	local rc=$?
 	[ $rc -eq 124 ] && echo "FAIL http_fuzz killed after $(( deadline + 120 )) s" >>"$log"
-	grep -E '^(FAIL|limits|http_fuzz)' "$log" | head -n 40 | sed 's/^/# /'
+	{ grep -E '^(limits|http_fuzz)' "$log"; grep '^FAIL' "$log" | head -n 30; } | sed 's/^/# /'
 	return $rc
 }
 fuzz_run "$work/fuzz1.log" --seed "$seed" -n "$n" --limits --slow-clients 8
