@@ -18,8 +18,8 @@
 #include "roceccd.h"
 
 /*
- * The programs, with the maps that hold what was measured ("flows" and
- * "stats") pinned in the configured pin_dir (default /sys/fs/bpf/rocecc):
+ * The programs, with the maps that hold what was measured ("flows",
+ * "stats" and "pending") pinned in the configured pin_dir (default /sys/fs/bpf/rocecc):
  * a restarted daemon finds them there and carries on with every flow's
  * counters and histograms (Prometheus sees no counter reset); the QP names
  * come back with the first poll. The pins outlive the daemon on purpose
@@ -27,7 +27,7 @@
  * (an upgrade changed struct flowmon_flow) cannot be reused: they are
  * removed with a warning, and counting starts afresh.
  */
-static const char *const rd_pinned_maps[] = { "flows", "stats" };
+static const char *const rd_pinned_maps[] = { "flows", "stats", "pending" };
 
 static void rd_unpin(const char *dir)
 {
@@ -120,5 +120,6 @@ int rd_bpf_load(struct rd *rd)
 		       strerror(errno));
 		return -errno;
 	}
+	rd_events_open(rd);	/* without: new QPs wait for the next poll */
 	return 0;
 }
