@@ -26,6 +26,7 @@
 #include <poll.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -39,6 +40,10 @@
 #include "tap.h"
 
 #define DEV	"dqtest0"
+
+#ifndef ROCECC_CLI
+#define ROCECC_CLI	"rocecc"
+#endif
 #define LQPN	0x11
 #define RQPN	0x22
 
@@ -239,6 +244,83 @@ static void pinned_view(const char *dir, uint32_t ifx,
 	bpf_dp_close(pv);
 }
 
+/* The output of "rocecc --pin-dir @dir ARGS" (into @out), its exit status */
+static int cli(const char *dir, char *out, size_t n, const char *args)
+{
+	char cmd[512];
+	size_t got = 0;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s --pin-dir %s %s 2>&1", ROCECC_CLI, dir,
+		 args);
+	out[0] = '\0';
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	got = fread(out, 1, n - 1, p);
+	out[got] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * The CLI on the BPF netdev, from the pinned maps: parameters with their
+ * profile (mlx5 but for rp_ai_rate: custom), set and profile, counters
+ * (the module's names, then the engine's own), the flow in the module's
+ * keys, and attach refused naming the BPF datapath. Without the CLI
+ * built: skipped.
+ */
+static void cli_view(const char *dir)
+{
+	char out[16384];
+	int st, i;
+
+	if (access(ROCECC_CLI, X_OK)) {
+		for (i = 0; i < 7; i++)
+			tap_ok(1, "# SKIP %s not built", ROCECC_CLI);
+		return;
+	}
+	st = cli(dir, out, sizeof(out), "-j param show dev " DEV);
+	tap_ok(!st && strstr(out, "\"dev\":\"" DEV "\"") &&
+	       strstr(out, "\"engine\":\"bpf\"") &&
+	       strstr(out, "\"profile\":\"custom\"") &&
+	       strstr(out, "\"rp_ai_rate\":9") && strstr(out, "\"rp_gd\":11"),
+	       "rocecc -j param show dev " DEV ": engine bpf, custom, rp_ai_rate 9");
+	if (st)
+		tap_diag("%s", out);
+	st = cli(dir, out, sizeof(out), "param set dev " DEV " rp_ai_rate 10 rp_gd 12");
+	tap_ok(!st && !cli(dir, out, sizeof(out), "param show dev " DEV " rp_gd") &&
+	       strstr(out, "rp_gd 12"), "rocecc param set dev " DEV ": rp_gd 12");
+	st = cli(dir, out, sizeof(out), "param set dev " DEV " rp_gd 16");
+	tap_ok(st == 1 && strstr(out, "rp_gd") && strstr(out, "1..15"),
+	       "rocecc param set rp_gd 16: refused with the range: %s", out);
+	st = cli(dir, out, sizeof(out), "param profile dev " DEV " mlx5");
+	tap_ok(!st && !cli(dir, out, sizeof(out), "-j param show dev " DEV) &&
+	       strstr(out, "\"profile\":\"mlx5\""),
+	       "rocecc param profile dev " DEV " mlx5: profile mlx5");
+	st = cli(dir, out, sizeof(out), "-j -s dev show");
+	tap_ok(!st && strstr(out, "\"engine\":\"bpf\"") &&
+	       strstr(out, "\"rp_cnp_handled\":1") &&
+	       strstr(out, "\"np_cnp_sent\":") &&
+	       strstr(out, "\"ce_answered\":"),
+	       "rocecc -j -s dev show: the counters, the module's names and the engine's");
+	if (st)
+		tap_diag("%s", out);
+	st = cli(dir, out, sizeof(out), "-j flow show dev " DEV);
+	tap_ok(!st && strstr(out, "\"engine\":\"bpf\"") &&
+	       strstr(out, "\"raddr\":\"10.0.0.2\"") &&
+	       strstr(out, "\"rqpn\":34") && strstr(out, "\"lqpn\":17") &&
+	       strstr(out, "\"cnp_handled\":1") && strstr(out, "\"rate_kbps\":"),
+	       "rocecc -j flow show dev " DEV ": the flow in the module's keys");
+	if (st)
+		tap_diag("%s", out);
+	st = cli(dir, out, sizeof(out), "dev attach " DEV);
+	tap_ok(st == 1 && strstr(out, "BPF datapath"),
+	       "rocecc dev attach " DEV ": refused, naming the BPF datapath: %s",
+	       out);
+}
+
 /*
  * A daemon that exits stops, one that starts attaches again: nothing is
  * attached in between (dp_devs empty, no filter), the flow and the
@@ -376,6 +458,7 @@ int main(void)
 	       !bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_RP_CNP_HANDLED] == 1,
 	       "re-attached by the new loader, counters kept");
 	pinned_view(dir, ifx, &c);
+	cli_view(dir);
 	stop_start(dp, ifx, &c);
 	tap_eq(bpf_dp_flows_expire(dp, 1000000000ULL, s.f.last_active + 500000000ULL),
 	       0, "not idle for 1 s: kept");
