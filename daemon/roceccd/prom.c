@@ -46,6 +46,10 @@ static int rd_stats(struct rd *rd, struct flowmon_stats *sum)
 		sum->rx_malformed += per[i].rx_malformed;
 		sum->flow_full += per[i].flow_full;
 		sum->flow_replaced += per[i].flow_replaced;
+		sum->pend_full += per[i].pend_full;
+		sum->pend_merged += per[i].pend_merged;
+		sum->pend_resp_lost += per[i].pend_resp_lost;
+		sum->events_lost += per[i].events_lost;
 	}
 	free(per);
 	return 0;
@@ -389,15 +393,22 @@ void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 	nflows = rd_snap_each(rd, snap, prom_flow, &c);
 
 	if (!rd_stats(rd, &st)) {
-		rd_prom_stat(f, "tx_unknown_packets", "Egress RoCE packets of no flow.", st.tx_unknown_pkts);
-		rd_prom_stat(f, "tx_unknown_bytes", "Egress RoCE bytes of no flow.", st.tx_unknown_bytes);
-		rd_prom_stat(f, "rx_unknown_packets", "Ingress RoCE packets for a QP not (yet) known.", st.rx_unknown_pkts);
-		rd_prom_stat(f, "rx_unknown_bytes", "Ingress RoCE bytes for a QP not (yet) known.", st.rx_unknown_bytes);
+		rd_prom_stat(f, "tx_unknown_packets", "Egress RoCE packets counted nowhere: UD, or the flow table full.", st.tx_unknown_pkts);
+		rd_prom_stat(f, "tx_unknown_bytes", "Egress RoCE bytes counted nowhere.", st.tx_unknown_bytes);
+		rd_prom_stat(f, "rx_unknown_packets", "Ingress RoCE packets counted nowhere: UD, or the pending map full.", st.rx_unknown_pkts);
+		rd_prom_stat(f, "rx_unknown_bytes", "Ingress RoCE bytes counted nowhere.", st.rx_unknown_bytes);
 		rd_prom_stat(f, "tx_malformed_packets", "Egress packets to port 4791, truncated or malformed.", st.tx_malformed);
 		rd_prom_stat(f, "rx_malformed_packets", "Ingress packets to port 4791, truncated or malformed.", st.rx_malformed);
 		rd_prom_stat(f, "flow_table_full", "New flows not created: table full.", st.flow_full);
 		rd_prom_stat(f, "flows_replaced", "Flows restarted: their remote QP now pairs with another local QP.", st.flow_replaced);
+		rd_prom_stat(f, "pending_full", "Ingress packets of a QP not known yet that found no room in the pending map.", st.pend_full);
+		rd_prom_stat(f, "pending_merged", "Pending entries (packets counted before their QP was known) folded into their flows.", st.pend_merged);
+		rd_prom_stat(f, "pending_responses_lost", "Responses of a QP not known yet that were counted but not timed (a pending entry's ring full).", st.pend_resp_lost);
+		rd_prom_stat(f, "events_lost", "New flows and pending entries the daemon was not told of (ring buffer full).", st.events_lost);
 	}
+	rd_prom_stat(f, "pending_evicted", "Pending entries of no QP of this host, deleted by the daemon.", rd->fm_evicted_pending);
+	rd_prom_stat(f, "flows_evicted", "Flows an egress packet made for no QP of this host, deleted by the daemon.", rd->fm_evicted_flows);
+	rd_prom_stat(f, "event_rounds", "Rounds of QP learning that flowmon's events caused.", rd->ev_rounds);
 	for (j = 0; j < rd->nqps; j++)
 		nqps += !rd->qps[j].gone;
 	fprintf(f, "# HELP rocecc_flows Flows in the flow table.\n"
