@@ -268,3 +268,50 @@ int rd_bpf_stats(struct rd *rd, const struct rd_netdev *nd, uint64_t v[])
 		return -ENODEV;
 	return bpf_dp_stats(rd->bdp, nd->ifindex, v);
 }
+
+int rd_bpf_stat_lines(struct rd *rd, FILE *f, const char *family,
+		      unsigned int stat)
+{
+	uint64_t v[__DCQCN_STAT_MAX];
+	char esc[2 * IF_NAMESIZE];
+	int n = 0;
+	size_t i;
+
+	for (i = 0; i < rd->nnds; i++) {
+		const struct rd_netdev *nd = &rd->nds[i];
+
+		if (rd_bpf_stats(rd, nd, v))
+			continue;
+		n++;
+		if (!f)
+			continue;
+		rd_prom_escape(nd->name, esc, sizeof(esc));
+		fprintf(f, "%s{netdev=\"%s\",engine=\"bpf\"} %" PRIu64 "\n",
+			family, esc, v[stat]);
+	}
+	return n;
+}
+
+void rd_bpf_metrics(struct rd *rd, FILE *f)
+{
+	char fam[64];
+	unsigned int t;
+
+	/* this engine's own counters, after the families both have */
+	for (t = __ROCECC_STAT_MAX; t < __DCQCN_STAT_MAX; t++) {
+		if (!rd_bpf_stat_lines(rd, NULL, NULL, t))
+			break;
+		snprintf(fam, sizeof(fam), "rocecc_dp_%s_total",
+			 dcqcn_stat_name(t));
+		fprintf(f, "# HELP %s The BPF datapath's counter %s of the netdev (rocecc -s dev show).\n"
+			   "# TYPE %s counter\n", fam, dcqcn_stat_name(t), fam);
+		rd_bpf_stat_lines(rd, f, fam, t);
+	}
+	fprintf(f, "# HELP rocecc_bpf_errors_total Failed loads, attachments, detachments and dp_qps updates of the BPF datapath.\n"
+		   "# TYPE rocecc_bpf_errors_total counter\n"
+		   "rocecc_bpf_errors_total %" PRIu64 "\n"
+		   "# HELP rocecc_bpf_flows_expired_total Idle flows of the BPF datapath deleted.\n"
+		   "# TYPE rocecc_bpf_flows_expired_total counter\n"
+		   "rocecc_bpf_flows_expired_total %" PRIu64 "\n",
+		rd->bdp_errors, rd->bdp_expired);
+}

@@ -306,27 +306,31 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 		err = rnl_talk(&rd->mod, nlh, rd_mod_stat_cb, &c);
 	}
 	/*
-	 * Each family once: rocecc.ko's series (engine="module"), then those
-	 * of the NICs that count the same in firmware (engine="hw", hw.c).
+	 * Each family once, whichever engine counts: rocecc.ko's series
+	 * (engine="module"), the BPF datapath's (engine="bpf", bpfdp.c),
+	 * then those of the NICs that count the same in firmware
+	 * (engine="hw", hw.c).
 	 */
 	for (t = 0; t < __ROCECC_STAT_MAX; t++) {
 		const char *name = cli_stat_name(t);
 		bool gauge = t == ROCECC_STAT_FLOWS;
 		bool mod = !err && c.ndev;
+		bool bpf = rd_bpf_stat_lines(rd, NULL, NULL, t) > 0;
 		char *line, *save = NULL, fam[64];
 
 		if (!c.mf[t])
 			continue;
 		fclose(c.mf[t]);
-		snprintf(fam, sizeof(fam), "rocecc_module_%s%s", name,
+		snprintf(fam, sizeof(fam), "rocecc_dp_%s%s", name,
 			 gauge ? "" : "_total");
-		if (mod || rd_hw_has_stat(rd, t))
-			fprintf(f, "# HELP %s rocecc.ko counter %s of the netdev (rocecc dev show -s), or the NIC firmware's counter of that name (engine=\"hw\").\n"
+		if (mod || bpf || rd_hw_has_stat(rd, t))
+			fprintf(f, "# HELP %s The datapath's counter %s of the netdev (rocecc -s dev show): rocecc.ko's, the BPF datapath's or the NIC firmware's (engine label).\n"
 				   "# TYPE %s %s\n",
 				fam, name, fam, gauge ? "gauge" : "counter");
 		for (line = strtok_r(c.lines[t], "\n", &save); mod && line;
 		     line = strtok_r(NULL, "\n", &save))
 			fprintf(f, "%s%s\n", fam, line);
+		rd_bpf_stat_lines(rd, f, fam, t);
 		rd_hw_stat_lines(rd, f, fam, t);
 		free(c.lines[t]);
 	}

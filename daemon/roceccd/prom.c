@@ -426,6 +426,7 @@ void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 	rd_prom_aggregates(rd, snap, f);
 	rd_prom_hw(rd, f);
 	rd_mod_metrics(rd, f);
+	rd_bpf_metrics(rd, f);
 	rd_dcb_metrics(rd, f);
 	rd_pfcwd_metrics(rd, f);
 	rd_hw_metrics(rd, f);

@@ -377,6 +377,14 @@ void rd_bpf_close(struct rd *rd);
 /* @nd's counters (enum rocecc_stat, enum dcqcn_stat), if BPF drives it */
 int rd_bpf_stats(struct rd *rd, const struct rd_netdev *nd,
 		 uint64_t v[]);
+/*
+ * The series {netdev, engine="bpf"} of counter @stat in @family, one per
+ * netdev BPF drives, to @f (NULL: only count them); how many.
+ */
+int rd_bpf_stat_lines(struct rd *rd, FILE *f, const char *family,
+		      unsigned int stat);
+/* Its own counters (rocecc_dp_<dcqcn_stat_name>_total), errors */
+void rd_bpf_metrics(struct rd *rd, FILE *f);
 
 /* module.c */
 void rd_mod_sync(struct rd *rd, struct rd_netdev *nd, bool want);
