@@ -294,24 +294,18 @@ int rd_bpf_stat_lines(struct rd *rd, FILE *f, const char *family,
 
 void rd_bpf_metrics(struct rd *rd, FILE *f)
 {
-	char fam[64];
 	unsigned int t;
 
 	/* this engine's own counters, after the families both have */
 	for (t = __ROCECC_STAT_MAX; t < __DCQCN_STAT_MAX; t++) {
 		if (!rd_bpf_stat_lines(rd, NULL, NULL, t))
 			break;
-		snprintf(fam, sizeof(fam), "rocecc_dp_%s_total",
-			 dcqcn_stat_name(t));
-		fprintf(f, "# HELP %s The BPF datapath's counter %s of the netdev (rocecc -s dev show).\n"
-			   "# TYPE %s counter\n", fam, dcqcn_stat_name(t), fam);
-		rd_bpf_stat_lines(rd, f, fam, t);
+		rd_prom_family(f, rd_family_of_stat(t));
+		rd_bpf_stat_lines(rd, f, rd_fam(rd_family_of_stat(t)), t);
 	}
-	fprintf(f, "# HELP rocecc_bpf_errors_total Failed loads, attachments, detachments and dp_qps updates of the BPF datapath.\n"
-		   "# TYPE rocecc_bpf_errors_total counter\n"
-		   "rocecc_bpf_errors_total %" PRIu64 "\n"
-		   "# HELP rocecc_bpf_flows_expired_total Idle flows of the BPF datapath deleted.\n"
-		   "# TYPE rocecc_bpf_flows_expired_total counter\n"
-		   "rocecc_bpf_flows_expired_total %" PRIu64 "\n",
-		rd->bdp_errors, rd->bdp_expired);
+	rd_prom_family(f, RDF_BPF_ERRORS);
+	fprintf(f, "%s %" PRIu64 "\n", rd_fam(RDF_BPF_ERRORS), rd->bdp_errors);
+	rd_prom_family(f, RDF_BPF_FLOWS_EXPIRED);
+	fprintf(f, "%s %" PRIu64 "\n", rd_fam(RDF_BPF_FLOWS_EXPIRED),
+		rd->bdp_expired);
 }
