@@ -133,7 +133,7 @@ tap_cmp "$(s 1 rp_cnp_handled)" -le "$(s 2 np_cnp_sent)" "... no more than host 
 flow() { jq -r --argjson r "${rq:-0}" "[.[] | select(.rqpn == \$r)][0].$2 // empty" "$1"; }
 tap_diag "flow: $(jq -c --argjson r "${rq:-0}" '[.[] | select(.rqpn == $r)][0]' "$work/f3.json")"
 tap_is "$(flow "$work/f3.json" engine)" bpf "flow show -j: the flow to rocegen's remote QP, engine bpf"
-tap_is "$(flow "$work/f3.json" limited)" true "the flow is limited (it took a CNP)"
+tap_cmp "$(flow "$work/f3.json" limited)" -eq 1 "the flow is limited (it took a CNP)"
 tap_cmp "$(flow "$work/f3.json" cnp_handled)" -gt 0 "the flow counts its CNPs"
 min=$(for i in 1 2 3; do flow "$work/f$i.json" rate_kbps; done | sort -n | head -1)
 tap_diag "rate_kbps while running: $(for i in 1 2 3; do flow "$work/f$i.json" rate_kbps; done | tr '\n' ' ')(ceiling 20000)"
