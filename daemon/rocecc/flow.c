@@ -356,13 +356,14 @@ int do_flow(struct cli *cl, int argc, char **argv)
 			fprintf(stderr, "rocecc: cannot show the BPF datapath's flows: %s\n",
 				strerror(-err));
 	}
-	if (!err && o.json)
-		printf("%s\n", json_object_to_json_string_ext(c.arr,
-			o.pretty ? JSON_C_TO_STRING_PRETTY :
-				   JSON_C_TO_STRING_PLAIN));
-	if (c.arr)
-		json_object_put(c.arr);
-	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	if (err) {
+		if (c.arr)
+			json_object_put(c.arr);
+		return CLI_EXIT_FAIL;
+	}
+	/* main() prints the JSON output of every object, this one included */
+	cl->out = c.arr;
+	return CLI_EXIT_OK;
 }
 
 int cli_flow_event(const struct nlmsghdr *nlh, const char *ev, bool json)
