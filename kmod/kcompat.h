@@ -22,7 +22,7 @@
  *    rxe's traffic in one) instead of per qdisc, the same bound for us.
  *  - The receive path from LOCAL_IN to rdma_rxe (udp_rcv,
  *    skb_steal_sock(), rxe_udp_encap_recv()) neither orphans an skb
- *    without an owner nor copies its destructor (dcb.c's occupancy).
+ *    without an owner nor copies its destructor (pfc_gen.c's occupancy).
  */
 #ifndef _ROCECC_KCOMPAT_H
 #define _ROCECC_KCOMPAT_H

@@ -14,7 +14,9 @@
  *  pfc_rx.c   PFC frames received: indications, pausing the qdisc
  *  pfc_gen.c  receive occupancy and the PFC frames sent from it
  *  sch.c      the "rocecc" qdisc: one band per priority, paused by PFC
- *  the datapath (hooks, flows, RP, NP, QP cache): dp.h
+ *  kcompat.h  the differences between the kernels it builds for, the
+ *             only file that tests the kernel version
+ *  the datapath (hooks, flows, RP, fq check, NP, QP cache, rxe): dp.h
  *
  * Locking and lifetime
  * --------------------

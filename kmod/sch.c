@@ -28,7 +28,7 @@
  * window. So a RoCEv2 packet (UDP to port 4791) goes into a band's pfifo
  * whatever the pfifo's limit, which applies to everything else. A band
  * with fq must have an fq that holds that bound (flow_limit and limit:
- * attach warns, rp.c); fq never drops for pacing.
+ * attach warns, fq.c); fq never drops for pacing.
  *
  * Dequeue: packet round-robin over the bands that are not paused, one
  * packet per band and turn. Not strict priority, and no ETS (no bandwidth
