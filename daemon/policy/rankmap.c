@@ -417,7 +417,7 @@ static int parse_uint(const char *s, unsigned int *out)
 	return 0;
 }
 
-static bool valid_host(const char *s)
+bool rankmap_valid_host(const char *s)
 {
 	size_t n = 0;
 
@@ -452,7 +452,7 @@ static int host_of(struct load *l, const char *section, const char *name,
 	unsigned int *lines;
 	int h;
 
-	if (!valid_host(value)) {
+	if (!rankmap_valid_host(value)) {
 		load_err(l, -EINVAL, l->lineno, section, name,
 			 "invalid host name '%s' (1 to %d of [A-Za-z0-9._:-])",
 			 value, RANKMAP_HOST_MAX);

@@ -166,6 +166,9 @@ void rankmap_group_members(const struct rankmap *m, enum rankmap_kind kind,
 /* Index of host @name, or -1. */
 int rankmap_host_index(const struct rankmap *m, const char *name);
 
+/* A host name: 1 to RANKMAP_HOST_MAX of [A-Za-z0-9._:-]. */
+bool rankmap_valid_host(const char *s);
+
 /* Host index of @rank. */
 unsigned int rankmap_rank_host(const struct rankmap *m, unsigned int rank);
 
