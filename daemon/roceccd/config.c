@@ -17,9 +17,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include <ini.h>
-
 #include "config.h"
+#include "lib/inifile.h"
 #include "lib/parse.h"
 #include "policy/headroom.h"
 #include "policy/rankmap.h"
@@ -1083,31 +1082,19 @@ static void unknown_key(const char *sec, char *buf, size_t n)
 			 ")");
 }
 
-/* The message prefix "NAME:LINE: " / "NAME: " / "" into @buf. */
-static size_t where(char *buf, size_t n, const char *name, unsigned int line)
+/* "NAME: " (@name NULL: nothing) and the message into @buf. */
+static void msg(char *buf, size_t n, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void msg(char *buf, size_t n, const char *name, const char *fmt, ...)
 {
-	int r;
-
-	if (!n)
-		return 0;
-	if (!name)
-		r = snprintf(buf, n, "%s", "");
-	else if (line)
-		r = snprintf(buf, n, "%s:%u: ", name, line);
-	else
-		r = snprintf(buf, n, "%s: ", name);
-	return r < 0 ? 0 : (size_t)r < n ? (size_t)r : n - 1;
-}
-
-static void msg(char *buf, size_t n, const char *name, unsigned int line,
-		const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static void msg(char *buf, size_t n, const char *name, unsigned int line,
-		const char *fmt, ...)
-{
-	size_t len = where(buf, n, name, line);
+	int len = 0;
 	va_list ap;
 
 	if (!n)
+		return;
+	if (name)
+		len = snprintf(buf, n, "%s: ", name);
+	if (len < 0 || (size_t)len >= n)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(buf + len, n - len, fmt, ap);
@@ -1148,7 +1135,7 @@ int rd_conf_set(struct rd_conf *c, const char *name, const char *section,
 	char why[448];
 
 	if (find_section(section) < 0) {
-		msg(err, errlen, name, 0,
+		msg(err, errlen, name,
 		    "unknown section [%s] (known: " SECTIONS_KNOWN ")",
 		    section);
 		return -EINVAL;
@@ -1156,11 +1143,11 @@ int rd_conf_set(struct rd_conf *c, const char *name, const char *section,
 	k = find_key(section, key, &num, &id);
 	if (!k) {
 		unknown_key(section, why, sizeof(why));
-		msg(err, errlen, name, 0, "[%s] %s: %s", section, key, why);
+		msg(err, errlen, name, "[%s] %s: %s", section, key, why);
 		return -EINVAL;
 	}
 	if (set_key(c, k, id, value, why, sizeof(why))) {
-		msg(err, errlen, name, 0, "[%s] %s: '%s' %s", section, key,
+		msg(err, errlen, name, "[%s] %s: '%s' %s", section, key,
 		    value, why);
 		return -EINVAL;
 	}
@@ -1199,7 +1186,7 @@ int rd_conf_set_flag(struct rd_conf *c, unsigned int i, const char *value,
 	if (!k)
 		return -EINVAL;
 	if (set_key(c, k, 0, value, why, sizeof(why))) {
-		msg(err, errlen, NULL, 0, "--%s: '%s' %s", k->flag, value, why);
+		msg(err, errlen, NULL, "--%s: '%s' %s", k->flag, value, why);
 		return -EINVAL;
 	}
 	if (errlen)
@@ -1268,225 +1255,85 @@ bool rd_conf_pfcwd_on(const struct rd_conf *c)
 /* Loading. */
 
 struct load {
-	const char *name;
-	/* source: a FILE or a string */
-	FILE *f;
-	const char *s;
-	char *buf;
-	size_t bufsize;
-	unsigned int lineno;
-	bool indented;
-	/* first error */
-	int err;
-	unsigned int err_line;
-	char *msg;
-	size_t msglen;
-	/* content */
+	struct ini_text t;
 	struct rd_conf *c;
-	unsigned int key_line[KEY_NUMBERS];
+	unsigned int key_line[KEY_NUMBERS];	/* where each key was set */
 };
 
-static void load_err(struct load *l, int err, unsigned int line,
-		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void load_err(struct load *l, int err, unsigned int line,
-		     const char *fmt, ...)
+/* An unknown section is reported at its line, even if no key follows. */
+static void load_section(struct ini_text *t, const char *name)
 {
-	size_t n;
-	va_list ap;
-
-	if (l->err)
-		return;
-	l->err = err;
-	l->err_line = line;
-	if (!l->msglen)
-		return;
-	n = where(l->msg, l->msglen, l->name, line);
-	va_start(ap, fmt);
-	vsnprintf(l->msg + n, l->msglen - n, fmt, ap);
-	va_end(ap);
-}
-
-/*
- * An unknown section is reported on its own line, even if no key follows
- * (inih calls the handler for keys only). Section names are what inih
- * takes: everything between '[' and the first ']', blanks included.
- */
-static void check_section(struct load *l, const char *line, size_t len)
-{
-	const char *end;
-	char name[64];
-
-	if (l->lineno == 1 && len >= 3 && !memcmp(line, "\xEF\xBB\xBF", 3)) {
-		line += 3;
-		len -= 3;
-	}
-	while (len && (*line == ' ' || *line == '\t')) {
-		line++;
-		len--;
-	}
-	if (!len || *line != '[')
-		return;
-	if (l->indented) {
-		load_err(l, -EINVAL, l->lineno,
-			 "indented line (inih would read it as a continuation of the previous value)");
-		return;
-	}
-	end = memchr(line, ']', len);
-	if (!end)
-		return;		/* inih's syntax error */
-	snprintf(name, sizeof(name), "%.*s", (int)(end - line - 1), line + 1);
 	if (find_section(name) < 0)
-		load_err(l, -EINVAL, l->lineno,
-			 "unknown section [%.*s] (known: " SECTIONS_KNOWN ")",
-			 (int)(end - line - 1), line + 1);
+		ini_text_err(t, -EINVAL, t->lineno, NULL, NULL,
+			     "unknown section [%s] (known: " SECTIONS_KNOWN ")",
+			     name);
 }
 
-/*
- * inih's reader: one whole line per call, so that l->lineno is the line of
- * the handler's key (inih counts the same way). A line too long for inih's
- * buffer is an error and handed over empty.
- */
-static char *reader(char *str, int num, void *stream)
+static void load_key(struct ini_text *t, const char *section,
+		     const char *name, const char *value)
 {
-	struct load *l = stream;
-	const char *line, *nl;
-	size_t len, text;
-	ssize_t got;
-
-	if (l->f) {
-		errno = 0;
-		got = getline(&l->buf, &l->bufsize, l->f);
-		if (got < 0) {
-			if (ferror(l->f))
-				load_err(l, errno ? -errno : -EIO, 0,
-					 "cannot read: %s",
-					 strerror(errno ? errno : EIO));
-			return NULL;
-		}
-		line = l->buf;
-		len = got;
-	} else {
-		if (!*l->s)
-			return NULL;
-		line = l->s;
-		nl = strchr(line, '\n');
-		len = nl ? (size_t)(nl - line + 1) : strlen(line);
-		l->s += len;
-	}
-	l->lineno++;
-	l->indented = len && (line[0] == ' ' || line[0] == '\t');
-	for (text = len; text && (line[text - 1] == '\n' ||
-				  line[text - 1] == '\r'); text--)
-		;
-	/* at most num - 3: room for "\r\n" and the NUL in inih's buffer */
-	if (num < 3 || text > (size_t)num - 3 || len > (size_t)num - 1 ||
-	    memchr(line, '\0', len)) {
-		if (memchr(line, '\0', len))
-			load_err(l, -EINVAL, l->lineno,
-				 "NUL character in line");
-		else
-			load_err(l, -EINVAL, l->lineno,
-				 "line longer than %d characters", num - 3);
-		line = "\n";
-		len = 1;
-	}
-	check_section(l, line, len);
-	memcpy(str, line, len);
-	str[len] = '\0';
-	return str;
-}
-
-static int handler(void *user, const char *section, const char *name,
-		   const char *value)
-{
-	struct load *l = user;
+	struct load *l = t->user;
 	const struct key *k;
 	unsigned int num, id;
 	char why[448];
 
-	if (l->err)
-		return 1;
-	if (l->indented) {
-		load_err(l, -EINVAL, l->lineno,
-			 "indented line (inih would read it as a continuation of the previous value)");
-		return 1;
-	}
-	if (!*section) {
-		load_err(l, -EINVAL, l->lineno,
-			 "key '%s' outside of a section (known: " SECTIONS_KNOWN ")",
-			 name);
-		return 1;
-	}
-	if (find_section(section) < 0) {	/* check_section() saw it first */
-		load_err(l, -EINVAL, l->lineno,
-			 "unknown section [%s] (known: " SECTIONS_KNOWN ")",
-			 section);
-		return 1;
+	if (find_section(section) < 0) {	/* load_section() saw it */
+		load_section(t, section);
+		return;
 	}
 	k = find_key(section, name, &num, &id);
 	if (!k) {
 		unknown_key(section, why, sizeof(why));
-		load_err(l, -EINVAL, l->lineno, "[%s] %s: %s", section, name,
-			 why);
-		return 1;
+		ini_text_err(t, -EINVAL, t->lineno, section, name, "%s", why);
+		return;
 	}
 	if (l->key_line[num]) {
-		load_err(l, -EINVAL, l->lineno,
-			 "[%s] %s: set twice (first on line %u)", section, name,
-			 l->key_line[num]);
-		return 1;
+		ini_text_err(t, -EINVAL, t->lineno, section, name,
+			     "set twice (first on line %u)", l->key_line[num]);
+		return;
 	}
-	l->key_line[num] = l->lineno;
+	l->key_line[num] = t->lineno;
 	if (set_key(l->c, k, id, value, why, sizeof(why)))
-		load_err(l, -EINVAL, l->lineno, "[%s] %s: '%s' %s", section,
-			 name, value, why);
-	return 1;
+		ini_text_err(t, -EINVAL, t->lineno, section, name, "'%s' %s",
+			     value, why);
 }
 
-static int load(struct load *l)
+static int load_text(struct rd_conf *c, const char *name, const char *text,
+		     size_t len, char *err, size_t errlen)
 {
-	int ret;
+	struct load l = {
+		.t = {
+			.name = name, .s = text, .left = len,
+			.sections = "(known: " SECTIONS_KNOWN ")",
+			.key = load_key, .section = load_section,
+			.msg = err, .msglen = errlen,
+		},
+		.c = c,
+	};
 
-	ret = ini_parse_stream(reader, l, handler, l);
-	if (ret == -2)
-		load_err(l, -ENOMEM, 0, "%s", strerror(ENOMEM));
-	else if (ret > 0 && (!l->err || (unsigned int)ret < l->err_line)) {
-		l->err = 0;
-		load_err(l, -EINVAL, ret,
-			 "syntax error (expected \"[section]\" or \"key = value\")");
-	}
-	free(l->buf);
-	if (l->err)
-		return l->err;
-	if (l->msglen)
-		l->msg[0] = '\0';
-	return 0;
+	l.t.user = &l;
+	return ini_text_parse(&l.t);
 }
 
 int rd_conf_load(struct rd_conf *c, const char *path, char *err,
 		 size_t errlen)
 {
-	struct load l = { .name = path, .msg = err, .msglen = errlen, .c = c };
+	size_t len;
+	char *text;
 	int ret;
 
-	l.f = fopen(path, "re");
-	if (!l.f) {
-		ret = -errno;
-		load_err(&l, ret, 0, "cannot open: %s", strerror(-ret));
+	ret = ini_read_file(path, &text, &len, err, errlen);
+	if (ret)
 		return ret;
-	}
-	ret = load(&l);
-	fclose(l.f);
+	ret = load_text(c, path, text, len, err, errlen);
+	free(text);
 	return ret;
 }
 
 int rd_conf_load_string(struct rd_conf *c, const char *name, const char *text,
 			char *err, size_t errlen)
 {
-	struct load l = { .name = name, .s = text, .msg = err,
-			  .msglen = errlen, .c = c };
-
-	return load(&l);
+	return load_text(c, name, text, strlen(text), err, errlen);
 }
 
 int rd_conf_check(const struct rd_conf *c, const char *name, char *err,
@@ -1495,37 +1342,37 @@ int rd_conf_check(const struct rd_conf *c, const char *name, char *err,
 	char a[32], b[32];
 
 	if (c->group_by == RD_GROUP_RANKMAP && !c->rankmap_file[0]) {
-		msg(err, errlen, name, 0,
+		msg(err, errlen, name,
 		    "[straggler] group_by: rankmap needs a rank map ([rankmap] file)");
 		return -EINVAL;
 	}
 	if (c->local_host[0] && !c->rankmap_file[0]) {
-		msg(err, errlen, name, 0,
+		msg(err, errlen, name,
 		    "[rankmap] host: '%s' is set, but there is no rank map ([rankmap] file)",
 		    c->local_host);
 		return -EINVAL;
 	}
 	if (c->pfc_size_auto && (!c->pfc_prio_set || !c->pfc_en)) {
-		msg(err, errlen, name, 0,
+		msg(err, errlen, name,
 		    "[pfc] buffer_size: auto sizes the buffers of the PFC priorities, but [pfc] priorities %s",
 		    c->pfc_prio_set ? "is none" : "is not set");
 		return -EINVAL;
 	}
 	if (c->pfc_tune != RD_PFCTUNE_OFF && (!c->pfc_prio_set || !c->pfc_en)) {
-		msg(err, errlen, name, 0,
+		msg(err, errlen, name,
 		    "[pfc] tune: the tuner sizes the buffers of the PFC priorities, but [pfc] priorities %s",
 		    c->pfc_prio_set ? "is none" : "is not set");
 		return -EINVAL;
 	}
 	if (c->pfc_tune != RD_PFCTUNE_OFF && c->pfc_tune_ivl_ms < c->interval_ms) {
-		msg(err, errlen, name, 0,
+		msg(err, errlen, name,
 		    "[pfc] tune_interval: %s is shorter than the interval ([daemon] interval = %s)",
 		    time_str(c->pfc_tune_ivl_ms, a, sizeof(a)),
 		    time_str(c->interval_ms, b, sizeof(b)));
 		return -EINVAL;
 	}
 	if (c->window_ms < 2 * c->interval_ms) {
-		msg(err, errlen, name, 0,
+		msg(err, errlen, name,
 		    "[straggler] window: %s is shorter than twice the interval ([daemon] interval = %s)",
 		    time_str(c->window_ms, a, sizeof(a)),
 		    time_str(c->interval_ms, b, sizeof(b)));
