@@ -7,28 +7,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
 #include "dcbnl.h"
-
-#ifndef NETLINK_EXT_ACK
-#define NETLINK_EXT_ACK	11
-#endif
-#ifndef NETLINK_CAP_ACK
-#define NETLINK_CAP_ACK	10
-#endif
+#include "nlsock.h"
 
 #define IFNAME_MAX	15	/* IFNAMSIZ - 1 */
 
 struct dcbnl {
-	struct mnl_socket *sk;
-	unsigned int portid;
-	uint32_t seq;
-	char buf[DCBNL_BUFSZ];
+	struct nlsock nl;
 	char err[512];
 };
 
@@ -378,27 +368,16 @@ int dcbnl_feed(struct dcbnl_answer *a, const void *buf, size_t len,
 int dcbnl_open(struct dcbnl **hp)
 {
 	struct dcbnl *h = calloc(1, sizeof(*h));
-	int one = 1, err;
+	int err;
 
 	*hp = NULL;
 	if (!h)
 		return -ENOMEM;
-	h->sk = mnl_socket_open(NETLINK_ROUTE);
-	if (!h->sk) {
-		err = -errno;
+	err = nlsock_open(&h->nl, NETLINK_ROUTE, DCBNL_BUFSZ);
+	if (err) {
 		free(h);
 		return err;
 	}
-	if (mnl_socket_bind(h->sk, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		mnl_socket_close(h->sk);
-		free(h);
-		return err;
-	}
-	mnl_socket_setsockopt(h->sk, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(h->sk, NETLINK_CAP_ACK, &one, sizeof(one));
-	h->portid = mnl_socket_get_portid(h->sk);
-	h->seq = (uint32_t)time(NULL);
 	*hp = h;
 	return 0;
 }
@@ -407,7 +386,7 @@ void dcbnl_close(struct dcbnl *h)
 {
 	if (!h)
 		return;
-	mnl_socket_close(h->sk);
+	nlsock_close(&h->nl);
 	free(h);
 }
 
@@ -438,25 +417,17 @@ static void explain(struct dcbnl *h, int err, const char *msg)
 	}
 }
 
+static int talk_feed(void *arg, const void *buf, size_t len,
+		     unsigned int seq, unsigned int portid)
+{
+	struct dcbnl_answer *a = arg;
+
+	return dcbnl_feed(a, buf, len, seq, portid) > 0 ? 1 : a->err;
+}
+
 static int talk(struct dcbnl *h, struct nlmsghdr *nlh, struct dcbnl_answer *a)
 {
-	ssize_t n;
-	int ret;
-
-	if (mnl_socket_sendto(h->sk, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		n = mnl_socket_recvfrom(h->sk, h->buf, sizeof(h->buf));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		ret = dcbnl_feed(a, h->buf, (size_t)n, nlh->nlmsg_seq,
-				 h->portid);
-		if (ret <= 0)
-			return a->err;
-	}
+	return nlsock_talk(&h->nl, nlh, talk_feed, a);
 }
 
 static int bad_name(struct dcbnl *h)
@@ -475,7 +446,7 @@ int dcbnl_get(struct dcbnl *h, const char *ifname, struct dcbnl_ieee *out)
 
 	h->err[0] = '\0';
 	a.ieee = &tmp;
-	nlh = dcbnl_msg_get(h->buf, ++h->seq, ifname);
+	nlh = dcbnl_msg_get(h->nl.buf, ++h->nl.seq, ifname);
 	if (!nlh)
 		return bad_name(h);
 	err = talk(h, nlh, &a);
@@ -526,7 +497,7 @@ static int set(struct dcbnl *h, const char *ifname, const struct ieee_pfc *pfc,
 	int err;
 
 	h->err[0] = '\0';
-	nlh = dcbnl_msg_set(h->buf, ++h->seq, ifname, pfc, b);
+	nlh = dcbnl_msg_set(h->nl.buf, ++h->nl.seq, ifname, pfc, b);
 	if (!nlh)
 		return bad_name(h);
 	err = talk(h, nlh, &a);

@@ -12,14 +12,12 @@
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
+#include "nlsock.h"
+
 struct rnl {
-	struct mnl_socket *sk;
-	unsigned int portid;
-	unsigned int seq;
+	struct nlsock nl;		/* its buffer: one request, replies */
 	uint16_t family;		/* genetlink family id of "rocecc" */
 	uint32_t mcgrp_events;		/* id of its "events" group, 0 if none */
-	char *buf;			/* one request / receive buffer */
-	size_t bufsz;
 	/* Of the last failed request: */
 	char ext_msg[512];		/* extack message, "" if none */
 	uint32_t ext_offs;		/* offset of the bad attribute, or 0 */
@@ -32,7 +30,7 @@ struct rnl {
 int rnl_open(struct rnl *r);
 void rnl_close(struct rnl *r);
 
-/* Start a request in r->buf: ROCECC @cmd with NLM_F_REQUEST | @flags. */
+/* Start a request in r->nl.buf: ROCECC @cmd with NLM_F_REQUEST | @flags. */
 struct nlmsghdr *rnl_msg(struct rnl *r, uint8_t cmd, uint16_t flags);
 
 /*

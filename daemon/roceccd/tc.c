@@ -8,7 +8,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <libmnl/libmnl.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -16,6 +15,7 @@
 
 #include "flowmon.skel.h"
 
+#include "lib/nlsock.h"
 #include "roceccd.h"
 
 /* Our filters' priority and handle on both clsact hooks */
@@ -30,41 +30,15 @@
  */
 static int rd_rtnl(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
-	char buf[16384];
-	struct mnl_socket *sk;
-	unsigned int seq = (unsigned int)time(NULL), portid;
-	ssize_t len;
-	int ret, err = 0;
+	struct nlsock nl;
+	int err;
 
-	sk = mnl_socket_open(NETLINK_ROUTE);
-	if (!sk)
-		return -errno;
-	if (mnl_socket_bind(sk, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(sk);
-	nlh->nlmsg_seq = seq;
-	if (mnl_socket_sendto(sk, nlh, nlh->nlmsg_len) < 0) {
-		err = -errno;
-		goto out;
-	}
-	for (;;) {
-		len = mnl_socket_recvfrom(sk, buf, sizeof(buf));
-		if (len < 0) {
-			err = -errno;
-			break;
-		}
-		ret = mnl_cb_run(buf, len, seq, portid, cb, data);
-		if (ret < 0) {
-			err = -errno;
-			break;
-		}
-		if (ret == MNL_CB_STOP)
-			break;
-	}
-out:
-	mnl_socket_close(sk);
+	err = nlsock_open(&nl, NETLINK_ROUTE, 16384);
+	if (err)
+		return err;
+	nlh->nlmsg_seq = ++nl.seq;
+	err = nlsock_call(&nl, nlh, cb, data, NULL, 0);
+	nlsock_close(&nl);
 	return err;
 }
 
