@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "flows.h"
 #include "lib/http_get.h"
 #include "lib/parse.h"
 #include "top.h"
@@ -40,16 +41,6 @@ static const struct top_rate {
 	{ "ce_per_s",     "rx_ce_marked_packets", 1.0 },
 };
 #define TOP_NRATES (sizeof(top_rates) / sizeof(top_rates[0]))
-
-static const char *str_of(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return "";
-	return json_object_get_string(v);
-}
 
 static int64_t int_of(json_object *o, const char *key)
 {
@@ -83,8 +74,8 @@ struct top_key {
 
 static void key_of(json_object *flow, struct top_key *k)
 {
-	k->dev = str_of(flow, "dev");
-	k->peer = str_of(flow, "peer");
+	k->dev = cli_flow_str(flow, "dev");
+	k->peer = cli_flow_str(flow, "peer");
 	k->lqpn = int_of(flow, "lqpn");
 	k->rqpn = int_of(flow, "rqpn");
 	k->flow = flow;
@@ -176,21 +167,7 @@ size_t cli_top_rates(json_object *prev, json_object *cur, double interval)
 
 /* --- sorting ---------------------------------------------------------------- */
 
-/* @flow's @obj.@key as a number; -1 (last when descending) if null. */
-static double num(json_object *flow, const char *obj, const char *key)
-{
-	json_object *h, *v;
-
-	if (!json_object_object_get_ex(flow, obj, &h) ||
-	    !json_object_object_get_ex(h, key, &v) || !v)
-		return -1.0;
-	return json_object_get_double(v);
-}
-
-static const struct top_sort {
-	const char *key;
-	const char *obj, *member;	/* NULL: by name */
-} top_sorts[] = {
+static const struct cli_flow_sort top_sorts[] = {
 	{ "p50",  "message_completion", "p50_us" },
 	{ "p99",  "message_completion", "p99_us" },
 	{ "p999", "message_completion", "p999_us" },
@@ -200,38 +177,10 @@ static const struct top_sort {
 	{ "flow", NULL,                 NULL },
 };
 
-static const struct top_sort *sort_by;
-
-static int cmp_flows(const void *a, const void *b)
-{
-	json_object *fa = *(json_object *const *)a;
-	json_object *fb = *(json_object *const *)b;
-	int c;
-
-	if (sort_by->obj) {
-		double x = num(fa, sort_by->obj, sort_by->member);
-		double y = num(fb, sort_by->obj, sort_by->member);
-
-		if (x != y)
-			return x < y ? 1 : -1;
-	}
-	/* by name, so that equal rows do not swap places between frames */
-	c = strcmp(str_of(fa, "flow"), str_of(fb, "flow"));
-	return c ? c : strcmp(str_of(fa, "dev"), str_of(fb, "dev"));
-}
-
 int cli_top_sort(json_object *flows, const char *key)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(top_sorts) / sizeof(top_sorts[0]); i++)
-		if (!strcmp(key, top_sorts[i].key))
-			break;
-	if (i == sizeof(top_sorts) / sizeof(top_sorts[0]))
-		return -1;
-	sort_by = &top_sorts[i];
-	json_object_array_sort(flows, cmp_flows);
-	return 0;
+	return cli_flows_sort(flows, key, top_sorts,
+			      sizeof(top_sorts) / sizeof(top_sorts[0]));
 }
 
 /* --- frames ----------------------------------------------------------------- */
@@ -260,8 +209,8 @@ static bool rate_sum(json_object *flows, size_t i, double *sum)
 
 	*sum = 0;
 	for (j = 0; j < n; j++) {
-		double v = num(json_object_array_get_idx(flows, j), "rates",
-			       top_rates[i].name);
+		double v = cli_flow_num(json_object_array_get_idx(flows, j),
+					"rates", top_rates[i].name);
 
 		if (v >= 0) {
 			*sum += v;
@@ -347,14 +296,14 @@ void cli_top_print(FILE *f, const struct cli_top_view *v, json_object *flows)
 		size_t r;
 
 		fprintf(f, "%c %-40s %-8s", slow ? '!' : ' ',
-			*str_of(fl, "flow") ? str_of(fl, "flow") : "?",
-			*str_of(fl, "dev") ? str_of(fl, "dev") : "?");
+			*cli_flow_str(fl, "flow") ? cli_flow_str(fl, "flow") : "?",
+			*cli_flow_str(fl, "dev") ? cli_flow_str(fl, "dev") : "?");
 		for (r = 0; r < TOP_NRATES; r++)
-			put_num(f, 9, num(fl, "rates", top_rates[r].name));
-		put_num(f, 9, num(fl, "message_completion", "p50_us"));
-		put_num(f, 9, num(fl, "message_completion", "p99_us"));
-		put_num(f, 9, num(fl, "message_completion", "p999_us"));
-		put_num(f, 9, num(fl, "rtt", "p99_us"));
+			put_num(f, 9, cli_flow_num(fl, "rates", top_rates[r].name));
+		put_num(f, 9, cli_flow_num(fl, "message_completion", "p50_us"));
+		put_num(f, 9, cli_flow_num(fl, "message_completion", "p99_us"));
+		put_num(f, 9, cli_flow_num(fl, "message_completion", "p999_us"));
+		put_num(f, 9, cli_flow_num(fl, "rtt", "p99_us"));
 		fputc(' ', f);
 		put_groups(f, fl);
 		fputc('\n', f);
@@ -527,32 +476,6 @@ static double wall_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* /flows.json as an array, or NULL with the reason in @msg. */
-static json_object *top_fetch(const char *url, const char *addr,
-			      const char *port, char *msg, size_t n)
-{
-	json_object *flows;
-	char *resp;
-	long status;
-
-	if (http_get(url, &resp, &status, msg, n))
-		return NULL;
-	if (status != 200) {
-		snprintf(msg, n, "roceccd at %s port %s answered HTTP %ld",
-			 addr, port, status);
-		free(resp);
-		return NULL;
-	}
-	flows = json_tokener_parse(resp);
-	free(resp);
-	if (!flows || !json_object_is_type(flows, json_type_array)) {
-		snprintf(msg, n, "roceccd's /flows.json is not a JSON array");
-		json_object_put(flows);
-		return NULL;
-	}
-	return flows;
-}
-
 /*
  * Wait until @deadline (monotonic seconds). 1 to quit ('q', a signal),
  * 2 to redraw now (the window was resized), 0 at the deadline or on space.
@@ -652,7 +575,7 @@ int cli_top(const struct cli_top_opts *o, int argc, char **argv)
 		int w;
 
 		v.now = wall_now();
-		cur = top_fetch(url, addr, port, msg, sizeof(msg));
+		cur = cli_flows_fetch(url, addr, port, msg, sizeof(msg));
 		if (!cur && !interactive) {
 			fprintf(stderr, "rocecc: top: %s\n", msg);
 			ret = CLI_EXIT_FAIL;
