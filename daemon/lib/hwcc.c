@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "hwcc.h"
 
 _Static_assert(ROCECC_PARAM_MAX < 32, "parameter masks are 32 bits");
@@ -225,17 +226,20 @@ static int file_ethtool(const struct hwcc_io *io, const char *ifname,
 		return -ENODEV;
 	while (fgets(line, sizeof(line), f)) {
 		if (st->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			a = realloc(st->name, cap * ETH_GSTRING_LEN);
+			size_t ca = cap, cb = cap;
+
+			a = array_grow(st->name, &ca, st->n + 1, ETH_GSTRING_LEN);
 			if (a)
 				st->name = a;
-			b = a ? realloc(st->val, cap * sizeof(*st->val)) : NULL;
+			b = a ? array_grow(st->val, &cb, st->n + 1,
+					   sizeof(*st->val)) : NULL;
 			if (!b) {
 				fclose(f);
 				ethstats_free(st);
 				return -ENOMEM;
 			}
 			st->val = b;
+			cap = ca;
 		}
 		if (sscanf(line, "%31s %llu", st->name[st->n], &v) == 2)
 			st->val[st->n++] = v;

@@ -10,6 +10,7 @@
 
 #include <ini.h>
 
+#include "array.h"
 #include "inifile.h"
 
 void ini_text_err(struct ini_text *t, int err, unsigned int line,
@@ -170,16 +171,14 @@ int ini_read_file(const char *path, char **text, size_t *len, char *err,
 				 strerror(-ret));
 		return ret;
 	}
+	errno = 0;
 	do {
-		if (cap - *len < 4096 + 1) {
-			cap = cap ? 2 * cap : 8192;
-			p = realloc(buf, cap);
-			if (!p) {
-				ret = -ENOMEM;
-				break;
-			}
-			buf = p;
+		p = array_grow(buf, &cap, *len + 4096 + 1, 1);
+		if (!p) {
+			ret = -ENOMEM;
+			break;
 		}
+		buf = p;
 		n = fread(buf + *len, 1, cap - *len - 1, f);
 		*len += n;
 	} while (n);

@@ -11,6 +11,7 @@
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
+#include "array.h"
 #include "rdma_nl.h"
 
 #define RDMA_NL_BUFSZ	(32768 + 4096)
@@ -83,17 +84,12 @@ static void *vec_push(struct vec *v)
 {
 	void *p;
 
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 8;
-
-		p = realloc(v->v, cap * v->elsz);
-		if (!p) {
-			v->err = -ENOMEM;
-			return NULL;
-		}
-		v->v = p;
-		v->cap = cap;
+	p = array_grow(v->v, &v->cap, v->n + 1, v->elsz);
+	if (!p) {
+		v->err = -ENOMEM;
+		return NULL;
 	}
+	v->v = p;
 	p = (char *)v->v + v->n++ * v->elsz;
 	memset(p, 0, v->elsz);
 	return p;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/array.h"
 #include "lib/inifile.h"
 #include "rankmap.h"
 
@@ -356,13 +357,10 @@ static int add_assign(struct load *l, unsigned int lo, unsigned int hi,
 {
 	struct assign *as;
 
-	if (l->nas == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
-		as = realloc(l->as, l->cap * sizeof(*as));
-		if (!as)
-			return -ENOMEM;
-		l->as = as;
-	}
+	as = array_grow(l->as, &l->cap, l->nas + 1, sizeof(*as));
+	if (!as)
+		return -ENOMEM;
+	l->as = as;
 	l->as[l->nas++] = (struct assign){ lo, hi, host, l->t.lineno, seq };
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "flowmon.skel.h"
 #include "lib/rdma_nl.h"
+#include "lib/array.h"
 #include "roceccd.h"
 
 struct rd_netdev *rd_netdev_find(struct rd *rd, uint32_t ifindex)
@@ -35,19 +36,6 @@ struct rd_qp *rd_qp_find(struct rd *rd, uint32_t ifindex, uint32_t lqpn)
 		if (rd->qps[i].ifindex == ifindex && rd->qps[i].lqpn == lqpn)
 			return &rd->qps[i];
 	return NULL;
-}
-
-static void *grow(void *v, size_t *cap, size_t n, size_t elsz)
-{
-	void *p;
-
-	if (n < *cap)
-		return v;
-	p = realloc(v, (*cap ? *cap * 2 : 16) * elsz);
-	if (!p)
-		return NULL;
-	*cap = *cap ? *cap * 2 : 16;
-	return p;
 }
 
 static void rd_comm(uint32_t pid, char *buf, size_t n)
@@ -147,8 +135,8 @@ static void rd_learn_qps(struct rd *rd, const struct rdma_nl_dev *d,
 			e->rqpn = ~0u;
 		}
 		if (!e) {
-			void *p = grow(rd->qps, &rd->capqps, rd->nqps,
-				       sizeof(*rd->qps));
+			void *p = array_grow(rd->qps, &rd->capqps,
+					     rd->nqps + 1, sizeof(*rd->qps));
 
 			if (!p) {
 				rd_log(LOG_ERR_, "out of memory");
@@ -296,8 +284,9 @@ void rd_poll(struct rd *rd)
 				continue;
 			nd = rd_netdev_find(rd, ports[j].ifindex);
 			if (!nd) {
-				void *p = grow(rd->nds, &rd->capnds, rd->nnds,
-					       sizeof(*rd->nds));
+				void *p = array_grow(rd->nds, &rd->capnds,
+						     rd->nnds + 1,
+						     sizeof(*rd->nds));
 
 				if (!p)
 					break;

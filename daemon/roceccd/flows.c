@@ -15,6 +15,7 @@
 
 #include "flowmon.skel.h"
 #include "lib/format.h"
+#include "lib/array.h"
 #include "roceccd.h"
 
 /* Name flow @key/@val from the QP table (under rd->lock). */
@@ -65,22 +66,22 @@ int rd_snap_take(struct rd *rd, struct rd_snap *s)
 		key = next;
 		prev = &key;
 		if (s->n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
+			size_t cv = cap, cf = cap;
 			void *pv, *pf;
 
-			if (nc > 4 * FLOWMON_MAX_FLOWS)
+			if (s->n >= 4 * FLOWMON_MAX_FLOWS)
 				break;
-			pv = realloc(s->v, nc * sizeof(*s->v));
+			pv = array_grow(s->v, &cv, s->n + 1, sizeof(*s->v));
 			if (pv)
 				s->v = pv;
-			pf = realloc(s->f, nc * sizeof(*s->f));
+			pf = array_grow(s->f, &cf, s->n + 1, sizeof(*s->f));
 			if (pf)
 				s->f = pf;
 			if (!pv || !pf) {
 				rd_snap_free(s);
 				return -ENOMEM;
 			}
-			cap = nc;
+			cap = cv;
 		}
 		if (bpf_map_lookup_elem_flags(fd, &key, &s->f[s->n], BPF_F_LOCK))
 			continue;

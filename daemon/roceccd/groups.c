@@ -16,6 +16,7 @@
 
 #include "lib/format.h"
 #include "policy/straggler.h"
+#include "lib/array.h"
 #include "roceccd.h"
 
 /* The rank-map host of @nd: [rankmap] host, else an address, else hostname. */
@@ -201,6 +202,7 @@ void rd_strag_round(struct rd *rd, uint64_t now)
 	uint64_t *gkeys = NULL;
 	__u64 *delta = NULL, *tail = NULL;
 	size_t i, o, nadd = 0;
+	void *p;
 	int ret;
 
 	if (rd_snap_take(rd, &snap))
@@ -211,15 +213,11 @@ void rd_strag_round(struct rd *rd, uint64_t now)
 	for (i = 0; i < snap.n; i++) {
 		if (rd_fstate_find(rd, &snap.v[i].key))
 			continue;
-		if (rd->nfs + nadd >= rd->capfs) {
-			size_t nc = rd->capfs ? rd->capfs * 2 : 64;
-			void *p = realloc(rd->fs, nc * sizeof(*rd->fs));
-
-			if (!p)
-				goto out;
-			rd->fs = p;
-			rd->capfs = nc;
-		}
+		p = array_grow(rd->fs, &rd->capfs, rd->nfs + nadd + 1,
+			       sizeof(*rd->fs));
+		if (!p)
+			goto out;
+		rd->fs = p;
 		memset(&rd->fs[rd->nfs + nadd], 0, sizeof(*rd->fs));
 		rd->fs[rd->nfs + nadd].key = snap.v[i].key;
 		nadd++;

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "lib/format.h"
+#include "lib/array.h"
 #include "roceccd.h"
 
 #define BIT(n)	(1U << (n))
@@ -63,6 +64,7 @@ static struct rd_hw *hw_port(struct rd *rd, const struct hwcc_dev *d)
 	char j1[64], j2[64];
 	struct rd_hw *h;
 	size_t i;
+	void *p;
 
 	for (i = 0; i < rd->nhws; i++)
 		if (!strcmp(rd->hws[i].d.ibdev, d->ibdev) &&
@@ -70,15 +72,10 @@ static struct rd_hw *hw_port(struct rd *rd, const struct hwcc_dev *d)
 			rd->hws[i].d = *d;	/* the netdev may be renamed */
 			return &rd->hws[i];
 		}
-	if (rd->nhws == rd->caphws) {
-		size_t cap = rd->caphws ? 2 * rd->caphws : 4;
-		void *p = realloc(rd->hws, cap * sizeof(*rd->hws));
-
-		if (!p)
-			return NULL;
-		rd->hws = p;
-		rd->caphws = cap;
-	}
+	p = array_grow(rd->hws, &rd->caphws, rd->nhws + 1, sizeof(*rd->hws));
+	if (!p)
+		return NULL;
+	rd->hws = p;
 	h = &rd->hws[rd->nhws++];
 	memset(h, 0, sizeof(*h));
 	h->d = *d;

@@ -19,6 +19,7 @@
 #include "flowmon.skel.h"
 
 #include "lib/format.h"
+#include "lib/array.h"
 #include "roceccd.h"
 
 static int rd_stats(struct rd *rd, struct flowmon_stats *sum)
@@ -187,19 +188,15 @@ static struct rd_agg *rd_agg_get(struct rd_agg **a, size_t *n, size_t *cap,
 				 const char *labels)
 {
 	size_t i;
+	void *p;
 
 	for (i = 0; i < *n; i++)
 		if (!strcmp((*a)[i].labels, labels))
 			return &(*a)[i];
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		void *p = realloc(*a, nc * sizeof(**a));
-
-		if (!p)
-			return NULL;
-		*a = p;
-		*cap = nc;
-	}
+	p = array_grow(*a, cap, *n + 1, sizeof(**a));
+	if (!p)
+		return NULL;
+	*a = p;
 	memset(&(*a)[*n], 0, sizeof(**a));
 	snprintf((*a)[*n].labels, sizeof((*a)[*n].labels), "%s", labels);
 	return &(*a)[(*n)++];
