@@ -17,6 +17,7 @@
 
 #include <uapi/linux/rocecc.h>
 
+#include "lib/format.h"
 #include "lib/parse.h"
 #include "lib/rocecc_nl.h"
 

@@ -110,7 +110,7 @@ static void dev_show_json(struct cli *c, const struct rocecc_dev_info *d)
 	unsigned int t;
 
 	json_object_object_add(o, "ifindex", json_object_new_int64(d->ifindex));
-	json_object_object_add(o, "dev", json_object_new_string(d->name ?
+	json_object_object_add(o, "dev", rd_json_str(d->name ?
 								d->name : "default"));
 	if (d->sw_dcb >= 0)
 		json_object_object_add(o, "sw_dcb",

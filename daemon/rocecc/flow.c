@@ -20,6 +20,7 @@
 #include <uapi/linux/rocecc.h>
 
 #include "flow.h"
+#include "lib/format.h"
 #include "lib/parse.h"
 
 /* Attributes of one flow, as the kernel sent them. */
@@ -169,14 +170,14 @@ static void flow_json_add(json_object *o, const struct flow *f,
 	char buf[INET6_ADDRSTRLEN];
 	unsigned int t;
 
-	json_object_object_add(o, "dev", json_object_new_string(dev));
+	json_object_object_add(o, "dev", rd_json_str(dev));
 	json_object_object_add(o, "ifindex", json_object_new_int64(f->ifindex));
 	for (t = 0; t <= ROCECC_FLOW_A_MAX; t++) {
 		if (!f->tb[t] || !flow_json_name[t])
 			continue;
 		if (flow_attr_type(t) == MNL_TYPE_BINARY)
 			json_object_object_add(o, flow_json_name[t],
-					       json_object_new_string(addr_str(f, t, buf, sizeof(buf))));
+					       rd_json_str(addr_str(f, t, buf, sizeof(buf))));
 		else
 			json_object_object_add(o, flow_json_name[t],
 					       json_object_new_uint64(u64_of(f, t)));
@@ -345,7 +346,7 @@ int cli_flow_event(const struct nlmsghdr *nlh, const char *ev, bool json)
 	if (json) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "event", json_object_new_string(ev));
+		json_object_object_add(o, "event", rd_json_str(ev));
 		flow_json_add(o, &f, name);
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);

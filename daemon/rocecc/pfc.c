@@ -12,6 +12,7 @@
 
 #include "dcb.h"
 #include "lib/dcbnl.h"
+#include "lib/format.h"
 #include "lib/parse.h"
 #include "policy/headroom.h"
 
@@ -28,7 +29,7 @@ static void pfc_print(const struct cli_pfc_opts *o, const char *dev,
 		json_object *en = json_object_new_array();
 		json_object *pr = json_object_new_array();
 
-		json_object_object_add(obj, "ifname", json_object_new_string(dev));
+		json_object_object_add(obj, "ifname", rd_json_str(dev));
 		json_object_object_add(obj, "pfc_cap", json_object_new_int(p->pfc_cap));
 		for (i = 0; i < DCBNL_PRIOS; i++)
 			if (p->pfc_en & 1u << i)

@@ -17,6 +17,7 @@
 
 #include "flows.h"
 #include "lib/http_get.h"
+#include "lib/format.h"
 #include "lib/parse.h"
 #include "top.h"
 
@@ -317,11 +318,11 @@ json_object *cli_top_json(const struct cli_top_view *v, json_object *flows)
 	size_t i;
 
 	json_object_object_add(o, "time", json_object_new_double(v->now));
-	json_object_object_add(o, "url", json_object_new_string(v->url));
+	json_object_object_add(o, "url", rd_json_str(v->url));
 	json_object_object_add(o, "interval_s", v->interval > 0 ?
 			       json_object_new_double(v->interval) : NULL);
 	json_object_object_add(o, "sort",
-			       json_object_new_string(v->sort ? v->sort : "p99"));
+			       rd_json_str(v->sort ? v->sort : "p99"));
 	json_object_object_add(o, "flow_count",
 			       json_object_new_int64(json_object_array_length(flows)));
 	json_object_object_add(o, "stragglers",
@@ -335,7 +336,7 @@ json_object *cli_top_json(const struct cli_top_view *v, json_object *flows)
 	}
 	json_object_object_add(o, "totals", tot);
 	if (v->error)
-		json_object_object_add(o, "error", json_object_new_string(v->error));
+		json_object_object_add(o, "error", rd_json_str(v->error));
 	json_object_object_add(o, "flows", json_object_get(flows));
 	return o;
 }

@@ -177,7 +177,7 @@ static void rd_pfc_apply(struct rd *rd, struct rd_netdev *nd,
 	unsigned int mtu = rd_sysfs_uint(nd->name, "mtu");
 	unsigned int n = 0;
 	bool bad = false;
-	char err[256], js[64];
+	char err[256];
 	int ch, e, i;
 
 	nd->pfc_ok = false;
@@ -248,8 +248,8 @@ static void rd_pfc_apply(struct rd *rd, struct rd_netdev *nd,
 	if (!ch)
 		return;
 	rd->pfc_changes += n;
-	rd_event(rd, "pfc_applied", "\"netdev\":%s,\"changes\":%u",
-		 rd_jstr(nd->name, js, sizeof(js)), n);
+	rd_event(rd, "pfc_applied", "netdev", rd_json_str(nd->name),
+		 "changes", json_object_new_int64(n), NULL);
 
 	/* read back */
 	e = dcbnl_get(rd->dcb, nd->name, &back);

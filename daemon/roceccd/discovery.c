@@ -38,18 +38,27 @@ struct rd_qp *rd_qp_find(struct rd *rd, uint32_t ifindex, uint32_t lqpn)
 	return NULL;
 }
 
+/*
+ * The name of process @pid (/proc/PID/comm, which ends in a newline); a
+ * newline in the name itself stays (the output escapes it).
+ */
 static void rd_comm(uint32_t pid, char *buf, size_t n)
 {
 	char path[64];
+	size_t len;
 	FILE *f;
 
 	snprintf(buf, n, "?");
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/comm", pid);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return;
-	if (fgets(buf, (int)n, f))
-		buf[strcspn(buf, "\n")] = '\0';
+	len = fread(buf, 1, n - 1, f);
+	if (len && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	if (!len || memchr(buf, '\0', len))
+		snprintf(buf, n, "?");
 	fclose(f);
 }
 
@@ -304,14 +313,9 @@ void rd_poll(struct rd *rd)
 					continue;	/* retried next round */
 				}
 				rd->nnds++;
-				{
-					char j1[64], j2[64];
-
-					rd_event(rd, "netdev_attached",
-						 "\"netdev\":%s,\"dev\":%s",
-						 rd_jstr(nd->name, j1, sizeof(j1)),
-						 rd_jstr(nd->dev, j2, sizeof(j2)));
-				}
+				rd_event(rd, "netdev_attached",
+					 "netdev", rd_json_str(nd->name),
+					 "dev", rd_json_str(nd->dev), NULL);
 			}
 			nd->seen = true;
 			rd_mod_sync(rd, nd);
@@ -328,11 +332,9 @@ void rd_poll(struct rd *rd)
 		struct rd_netdev *nd = &rd->nds[i];
 
 		if (!nd->seen) {
-			char j1[64];
-
 			rd_log(LOG_INFO_, "%s: no longer an RDMA port", nd->name);
-			rd_event(rd, "netdev_gone", "\"netdev\":%s",
-				 rd_jstr(nd->name, j1, sizeof(j1)));
+			rd_event(rd, "netdev_gone", "netdev", rd_json_str(nd->name),
+				 NULL);
 			rd_mod_release(rd, nd);
 			rd_detach(nd);
 			continue;

@@ -9,6 +9,8 @@
 #include <syslog.h>
 #include <time.h>
 #include <json-c/json.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "roceccd.h"
 
@@ -33,30 +35,61 @@ void rd_log(int level, const char *fmt, ...)
 	va_end(ap);
 }
 
-/*
- * Record an event for /events.json: @type and JSON object members @fmt
- * (already encoded, without braces). Under rd->lock.
- */
-void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
+void rd_event(struct rd *rd, const char *type, ...)
 {
-	struct rd_event *e = &rd->ev[++rd->ev_seq & (RD_EVENTS - 1)];
+	json_object **slot = &rd->ev[++rd->ev_seq & (RD_EVENTS - 1)];
+	json_object *e = json_object_new_object();
+	struct timespec now;
+	const char *key;
+	char ts[48];
+	struct tm tm;
 	va_list ap;
 
-	e->seq = rd->ev_seq;
-	clock_gettime(CLOCK_REALTIME, &e->when);
-	snprintf(e->type, sizeof(e->type), "%s", type);
-	va_start(ap, fmt);
-	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	clock_gettime(CLOCK_REALTIME, &now);
+	gmtime_r(&now.tv_sec, &tm);
+	strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(ts + strlen(ts), sizeof(ts) - strlen(ts), ".%03ldZ",
+		 now.tv_nsec / 1000000);
+	json_object_object_add(e, "seq", json_object_new_uint64(rd->ev_seq));
+	json_object_object_add(e, "time", json_object_new_string(ts));
+	json_object_object_add(e, "type", json_object_new_string(type));
+	va_start(ap, type);
+	while ((key = va_arg(ap, const char *)))
+		json_object_object_add(e, key, va_arg(ap, json_object *));
 	va_end(ap);
+	json_object_put(*slot);	/* the oldest event goes */
+	*slot = e;
 }
 
-/* A string as a JSON string literal (quotes included) into @buf. */
-const char *rd_jstr(const char *s, char *buf, size_t n)
+json_object *rd_events_json(const struct rd *rd, uint64_t since)
 {
-	json_object *o = json_object_new_string(s);
+	json_object *o = json_object_new_object(), *a = json_object_new_array();
+	uint64_t q;
 
-	snprintf(buf, n, "%s", json_object_to_json_string_ext(o,
-		 JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-	json_object_put(o);
-	return buf;
+	json_object_object_add(o, "last", json_object_new_uint64(rd->ev_seq));
+	q = rd->ev_seq > RD_EVENTS ? rd->ev_seq - RD_EVENTS + 1 : 1;
+	if (q <= since)
+		q = since + 1;
+	for (; q <= rd->ev_seq; q++)
+		json_object_array_add(a, json_object_get(rd->ev[q & (RD_EVENTS - 1)]));
+	json_object_object_add(o, "events", a);
+	return o;
+}
+
+void rd_events_free(struct rd *rd)
+{
+	unsigned int i;
+
+	for (i = 0; i < RD_EVENTS; i++) {
+		json_object_put(rd->ev[i]);
+		rd->ev[i] = NULL;
+	}
+}
+
+json_object *rd_jfixed(double v, const char *fmt)
+{
+	char buf[64];
+
+	snprintf(buf, sizeof(buf), fmt, v);
+	return json_object_new_double_s(v, buf);
 }

@@ -135,14 +135,14 @@ void rd_json_flow(struct rd *rd, const struct rd_flow_view *v,
 	const struct rd_fstate *st = rd_fstate_find(rd, &v->key);
 	unsigned int i;
 
-	json_object_object_add(o, "flow", json_object_new_string(v->name));
-	json_object_object_add(o, "comm", json_object_new_string(v->comm));
+	json_object_object_add(o, "flow", rd_json_str(v->name));
+	json_object_object_add(o, "comm", rd_json_str(v->comm));
 	json_object_object_add(o, "pid", json_object_new_int64(v->pid));
 	json_object_object_add(o, "lqpn", json_object_new_int64(v->lqpn));
 	json_object_object_add(o, "rqpn", json_object_new_int64(v->key.rqpn));
-	json_object_object_add(o, "peer", json_object_new_string(v->peer));
-	json_object_object_add(o, "dev", json_object_new_string(v->dev));
-	json_object_object_add(o, "netdev", json_object_new_string(v->netdev));
+	json_object_object_add(o, "peer", rd_json_str(v->peer));
+	json_object_object_add(o, "dev", rd_json_str(v->dev));
+	json_object_object_add(o, "netdev", rd_json_str(v->netdev));
 	json_object_object_add(o, "message_completion", rd_json_hist(&f->mct));
 	json_object_object_add(o, "rtt", rd_json_hist(&f->rtt));
 	cnt = json_object_new_object();
@@ -161,7 +161,7 @@ void rd_json_flow(struct rd *rd, const struct rd_flow_view *v,
 		snprintf(g, sizeof(g), "%s", st->groups);
 		for (tok = strtok_r(g, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save))
-			json_object_array_add(ga, json_object_new_string(tok));
+			json_object_array_add(ga, rd_json_str(tok));
 	}
 	json_object_object_add(o, "groups", ga);
 	w = json_object_new_object();
@@ -178,7 +178,7 @@ void rd_json_flow(struct rd *rd, const struct rd_flow_view *v,
 		char g[64];
 
 		rd_group_label(st->sgroup, v, g, sizeof(g));
-		json_object_object_add(o, "straggler_group", json_object_new_string(g));
+		json_object_object_add(o, "straggler_group", rd_json_str(g));
 		json_object_object_add(o, "group_median_us", json_object_new_double(
 			(double)st->smedian_ns / 1e3));
 		json_object_object_add(o, "ratio", json_object_new_double(st->ratio));

@@ -291,7 +291,7 @@ void rd_strag_round(struct rd *rd, uint64_t now)
 	rd->nstragglers = (unsigned int)ret;
 	for (i = 0; i < snap.n; i++) {
 		struct rd_fstate *st = rd_fstate_find(rd, &snap.v[i].key);
-		char g[64], jf[320], jg[96];
+		char g[64];
 
 		st->ratio = it[i].ratio;
 		if (it[i].straggler) {
@@ -303,18 +303,20 @@ void rd_strag_round(struct rd *rd, uint64_t now)
 			continue;
 		st->straggler = it[i].straggler;
 		rd_group_label(st->sgroup, &snap.v[i], g, sizeof(g));
-		rd_jstr(snap.v[i].name, jf, sizeof(jf));
-		rd_jstr(g, jg, sizeof(jg));
 		if (st->straggler) {
 			rd->straggler_flagged++;
 			rd_log(LOG_WARN_, "straggler: %s: message completion p99 %.1f us is %.2f x the median %.1f us of group %s (%u flows, factor %.2f)",
 			       snap.v[i].name, (double)st->win_p99_ns / 1e3,
 			       st->ratio, (double)st->smedian_ns / 1e3, g,
 			       st->sflows, rd->conf.factor);
-			rd_event(rd, "straggler", "\"flow\":%s,\"group\":%s,\"p99_us\":%.1f,\"group_median_us\":%.1f,\"ratio\":%.3f,\"group_flows\":%u",
-				 jf, jg, (double)st->win_p99_ns / 1e3,
-				 (double)st->smedian_ns / 1e3, st->ratio,
-				 st->sflows);
+			rd_event(rd, "straggler", "flow", rd_json_str(snap.v[i].name),
+				 "group", rd_json_str(g),
+				 "p99_us", rd_jfixed((double)st->win_p99_ns / 1e3, "%.1f"),
+				 "group_median_us",
+				 rd_jfixed((double)st->smedian_ns / 1e3, "%.1f"),
+				 "ratio", rd_jfixed(st->ratio, "%.3f"),
+				 "group_flows", json_object_new_int64(st->sflows),
+				 NULL);
 		} else {
 			bool idle = st->win_samples < rd->conf.min_messages;
 
@@ -325,9 +327,13 @@ void rd_strag_round(struct rd *rd, uint64_t now)
 				rd_log(LOG_INFO_, "straggler no more: %s: p99 %.1f us, %.2f x the median of group %s",
 				       snap.v[i].name, (double)st->win_p99_ns / 1e3,
 				       st->ratio, g);
-			rd_event(rd, "straggler_cleared", "\"flow\":%s,\"group\":%s,\"p99_us\":%.1f,\"reason\":\"%s\"",
-				 jf, jg, (double)st->win_p99_ns / 1e3,
-				 idle ? "idle" : "back within the factor");
+			rd_event(rd, "straggler_cleared",
+				 "flow", rd_json_str(snap.v[i].name),
+				 "group", rd_json_str(g),
+				 "p99_us", rd_jfixed((double)st->win_p99_ns / 1e3, "%.1f"),
+				 "reason", rd_json_str(idle ? "idle" :
+						       "back within the factor"),
+				 NULL);
 		}
 	}
 	/* forget flows that left the map */

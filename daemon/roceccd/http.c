@@ -90,9 +90,8 @@ static enum MHD_Result rd_http(void *cls, struct MHD_Connection *conn,
 	} else if (!strcmp(url, "/events.json")) {
 		const char *a = MHD_lookup_connection_value(conn,
 				MHD_GET_ARGUMENT_KIND, "since");
-		uint64_t since = 0, q;
+		uint64_t since = 0;
 		char *end = NULL;
-		bool first = true;
 
 		if (a) {
 			errno = 0;
@@ -102,25 +101,12 @@ static enum MHD_Result rd_http(void *cls, struct MHD_Connection *conn,
 			code = MHD_HTTP_BAD_REQUEST;
 			fprintf(f, "since: '%s' is not an event number\n", a);
 		} else {
-			type = "application/json";
-			fprintf(f, "{\"last\":%" PRIu64 ",\"events\":[", rd->ev_seq);
-			q = rd->ev_seq > RD_EVENTS ? rd->ev_seq - RD_EVENTS + 1 : 1;
-			if (q <= since)
-				q = since + 1;
-			for (; q <= rd->ev_seq; q++) {
-				const struct rd_event *e = &rd->ev[q & (RD_EVENTS - 1)];
-				struct tm tm;
-				char ts[40];
+			json_object *ev = rd_events_json(rd, since);
 
-				gmtime_r(&e->when.tv_sec, &tm);
-				strftime(ts, sizeof(ts), "%Y-%m-%dT%H:%M:%S", &tm);
-				fprintf(f, "%s\n{\"seq\":%" PRIu64 ",\"time\":\"%s.%03ldZ\",\"type\":\"%s\",%s}",
-					first ? "" : ",",
-					e->seq, ts, e->when.tv_nsec / 1000000,
-					e->type, e->text);
-				first = false;
-			}
-			fprintf(f, "\n]}\n");
+			type = "application/json";
+			fprintf(f, "%s\n", json_object_to_json_string_ext(ev,
+				JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+			json_object_put(ev);
 		}
 	} else if (!strcmp(url, "/config")) {
 		rd_conf_print(f, &rd->conf);

@@ -61,7 +61,6 @@ struct rd_hw *rd_hw_find(struct rd *rd, const char *netdev)
 
 static struct rd_hw *hw_port(struct rd *rd, const struct hwcc_dev *d)
 {
-	char j1[64], j2[64];
 	struct rd_hw *h;
 	size_t i;
 	void *p;
@@ -81,9 +80,9 @@ static struct rd_hw *hw_port(struct rd *rd, const struct hwcc_dev *d)
 	h->d = *d;
 	rd_log(LOG_INFO_, "%s: %s port %u runs DCQCN in firmware (mlx5, %s; %s)",
 	       hw_name(h), d->ibdev, d->port, d->fn, d->cc_dir);
-	rd_event(rd, "hw_found", "\"netdev\":%s,\"dev\":%s,\"port\":%u",
-		 rd_jstr(d->netdev, j1, sizeof(j1)),
-		 rd_jstr(d->ibdev, j2, sizeof(j2)), d->port);
+	rd_event(rd, "hw_found", "netdev", rd_json_str(d->netdev),
+		 "dev", rd_json_str(d->ibdev),
+		 "port", json_object_new_int64(d->port), NULL);
 	return h;
 }
 
@@ -112,7 +111,7 @@ static void hw_apply(struct rd *rd, struct rd_hw *h)
 	struct hwcc_write done[HWCC_NFILES_MAX];
 	const struct rocecc_param_info *pi;
 	struct rocecc_params want;
-	char err[512], js[64], jn[64], from[16];
+	char err[512], from[16];
 	uint32_t mask;
 	size_t nd, k;
 	int r;
@@ -131,11 +130,10 @@ static void hw_apply(struct rd *rd, struct rd_hw *h)
 			 done[k].from);
 		rd_log(LOG_INFO_, "%s: firmware %s %s -> %u %s ([hw] apply)",
 		       hw_name(h), pi->name, from, done[k].to, pi->unit);
-		rd_event(rd, "hw_params",
-			 "\"netdev\":%s,\"param\":%s,\"from\":%u,\"to\":%u",
-			 rd_jstr(hw_name(h), js, sizeof(js)),
-			 rd_jstr(pi->name, jn, sizeof(jn)), done[k].from,
-			 done[k].to);
+		rd_event(rd, "hw_params", "netdev", rd_json_str(hw_name(h)),
+			 "param", rd_json_str(pi->name),
+			 "from", json_object_new_int64(done[k].from),
+			 "to", json_object_new_int64(done[k].to), NULL);
 	}
 	h->writes += nd;
 	if (r < 0) {
@@ -180,7 +178,6 @@ static void hw_counters(struct rd *rd, struct rd_hw *h)
 
 static void hw_gone(struct rd *rd)
 {
-	char j1[64], j2[64];
 	size_t i, j;
 
 	for (i = 0, j = 0; i < rd->nhws; i++) {
@@ -189,9 +186,8 @@ static void hw_gone(struct rd *rd)
 		if (!h->seen) {
 			rd_log(LOG_INFO_, "%s: %s port %u is gone", hw_name(h),
 			       h->d.ibdev, h->d.port);
-			rd_event(rd, "hw_gone", "\"netdev\":%s,\"dev\":%s",
-				 rd_jstr(h->d.netdev, j1, sizeof(j1)),
-				 rd_jstr(h->d.ibdev, j2, sizeof(j2)));
+			rd_event(rd, "hw_gone", "netdev", rd_json_str(h->d.netdev),
+				 "dev", rd_json_str(h->d.ibdev), NULL);
 			continue;
 		}
 		rd->hws[j++] = *h;

@@ -203,7 +203,6 @@ static void rd_mod_unqdisc(struct rd_netdev *nd)
 void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
 {
 	bool want = rd->conf.module_attach && rd_conf_dev_selected(rd->conf.module_devices, nd->name);
-	char js[64];
 	int err;
 
 	/* a NIC that runs DCQCN in firmware needs no software datapath */
@@ -236,8 +235,8 @@ void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
 				return;
 			}
 			rd_log(LOG_INFO_, "%s: rocecc.ko detached (config)", nd->name);
-			rd_event(rd, "module_detached", "\"netdev\":%s",
-				 rd_jstr(nd->name, js, sizeof(js)));
+			rd_event(rd, "module_detached",
+				 "netdev", rd_json_str(nd->name), NULL);
 		}
 		nd->mod_attached = false;
 		rd_mod_unqdisc(nd);
@@ -260,8 +259,8 @@ void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
 		nd->mod_attached = true;
 		nd->mod_gen = 0;
 		rd_log(LOG_INFO_, "%s: rocecc.ko attached", nd->name);
-		rd_event(rd, "module_attached", "\"netdev\":%s",
-			 rd_jstr(nd->name, js, sizeof(js)));
+		rd_event(rd, "module_attached",
+			 "netdev", rd_json_str(nd->name), NULL);
 	} else if (!nd->mod_attached && !nd->mod_gen) {
 		rd_log(LOG_INFO_, "%s: rocecc.ko already attached: adopted (not detached on exit)",
 		       nd->name);

@@ -195,12 +195,7 @@ void rd_reload(struct rd *rd)
 		sd_notifyf(0, "STATUS=reload refused: %s", err);
 		pthread_mutex_lock(&rd->lock);
 		rd->reload_errors++;
-		{
-			char je[600];
-
-			rd_event(rd, "config_refused", "\"error\":%s",
-				 rd_jstr(err, je, sizeof(je)));
-		}
+		rd_event(rd, "config_refused", "error", rd_json_str(err), NULL);
 		pthread_mutex_unlock(&rd->lock);
 		goto out;
 	}
@@ -232,13 +227,9 @@ void rd_reload(struct rd *rd)
 	rd_log_max = rd->conf.log_level;
 	rd->reloads++;
 	rd_rank_hosts(rd);
-	{
-		char jp[300];
-
-		rd_event(rd, "config_reloaded", "\"file\":%s,\"generation\":%u",
-			 rd_jstr(rd->conf_path ? rd->conf_path : "", jp, sizeof(jp)),
-			 rd->conf_gen);
-	}
+	rd_event(rd, "config_reloaded",
+		 "file", rd_json_str(rd->conf_path ? rd->conf_path : ""),
+		 "generation", json_object_new_int64(rd->conf_gen), NULL);
 	pthread_mutex_unlock(&rd->lock);
 	rd_log(LOG_INFO_, "configuration reloaded from %s (generation %u)",
 	       rd->conf_path ? rd->conf_path : "the command line", rd->conf_gen);

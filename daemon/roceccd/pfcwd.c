@@ -132,7 +132,6 @@ static int rd_wd_set(struct rd *rd, struct rd_netdev *nd, unsigned int prio,
 {
 	struct ieee_pfc p = nd->dcb.pfc;
 	uint8_t bit = (uint8_t)(1u << prio);
-	char js[64], jr[PFCWD_REASON_LEN + 64];
 	int err;
 
 	if (on)
@@ -163,9 +162,9 @@ static int rd_wd_set(struct rd *rd, struct rd_netdev *nd, unsigned int prio,
 	rd_log(on ? LOG_INFO_ : LOG_WARN_, "%s: PFC %s on priority %u by the PFC watchdog (%s)",
 	       nd->name, on ? "enabled again" : "disabled", prio, why);
 	rd_event(rd, on ? "pfc_enabled" : "pfc_disabled",
-		 "\"netdev\":%s,\"prio\":%u,\"reason\":%s",
-		 rd_jstr(nd->name, js, sizeof(js)), prio,
-		 rd_jstr(why, jr, sizeof(jr)));
+		 "netdev", rd_json_str(nd->name),
+		 "prio", json_object_new_int64(prio),
+		 "reason", rd_json_str(why), NULL);
 	return 0;
 }
 
@@ -173,7 +172,6 @@ static void rd_wd_events(struct rd *rd, struct rd_netdev *nd,
 			 struct pfcwd_prio *w, const struct pfcwd_event *ev,
 			 int n)
 {
-	char js[64], jr[PFCWD_REASON_LEN + 64];
 	int i;
 
 	for (i = 0; i < n && i < PFCWD_MAX_EVENTS; i++) {
@@ -185,12 +183,12 @@ static void rd_wd_events(struct rd *rd, struct rd_netdev *nd,
 			       nd->name, w->prio, e->reason,
 			       rd->conf.pfc_wd_action == RD_PFCWD_DISABLE ?
 			       "disable" : "alert");
-			rd_event(rd, "pfc_storm",
-				 "\"netdev\":%s,\"prio\":%u,\"action\":\"%s\",\"reason\":%s",
-				 rd_jstr(nd->name, js, sizeof(js)), w->prio,
-				 rd->conf.pfc_wd_action == RD_PFCWD_DISABLE ?
-				 "disable" : "alert",
-				 rd_jstr(e->reason, jr, sizeof(jr)));
+			rd_event(rd, "pfc_storm", "netdev", rd_json_str(nd->name),
+				 "prio", json_object_new_int64(w->prio),
+				 "action", rd_json_str(rd->conf.pfc_wd_action ==
+						       RD_PFCWD_DISABLE ?
+						       "disable" : "alert"),
+				 "reason", rd_json_str(e->reason), NULL);
 			break;
 		case PFCWD_EV_DISABLE_PFC:
 			rd_wd_set(rd, nd, w->prio, false, e->reason);
@@ -203,9 +201,9 @@ static void rd_wd_events(struct rd *rd, struct rd_netdev *nd,
 			rd_log(LOG_INFO_, "%s: PFC storm on priority %u over: %s",
 			       nd->name, w->prio, e->reason);
 			rd_event(rd, "pfc_restored",
-				 "\"netdev\":%s,\"prio\":%u,\"reason\":%s",
-				 rd_jstr(nd->name, js, sizeof(js)), w->prio,
-				 rd_jstr(e->reason, jr, sizeof(jr)));
+				 "netdev", rd_json_str(nd->name),
+				 "prio", json_object_new_int64(w->prio),
+				 "reason", rd_json_str(e->reason), NULL);
 			break;
 		case PFCWD_EV_OVERRIDE:
 			/* someone turned it on: it is no longer ours, and
@@ -436,6 +434,20 @@ static void rd_tune_reset(struct rd_netdev *nd)
 	memset(nd->tune_held, 0, sizeof(nd->tune_held));
 }
 
+/* A pfc_tune event: buffer @b of @nd from @size to what @d says. */
+static void rd_tune_event(struct rd *rd, const struct rd_netdev *nd,
+			  unsigned int b, uint32_t size,
+			  const struct pfctune_decision *d, bool dry_run)
+{
+	rd_event(rd, "pfc_tune", "netdev", rd_json_str(nd->name),
+		 "buffer", json_object_new_int64(b),
+		 "from", json_object_new_int64(size),
+		 "to", json_object_new_int64(d->new_size),
+		 "why", rd_json_str(pfctune_why_name(d->why)),
+		 "dry_run", json_object_new_boolean(dry_run),
+		 "reason", rd_json_str(d->reason), NULL);
+}
+
 /* The baselines of the next round */
 static void rd_tune_base(struct rd_netdev *nd, const struct rd_mod_pfc *m,
 			 uint64_t now)
@@ -533,7 +545,6 @@ static void rd_tune_poll(struct rd *rd, struct rd_netdev *nd,
 		struct pfctune_decision d;
 		uint64_t others = 0;
 		unsigned int o;
-		char js[64], jr[PFCTUNE_REASON_LEN + 64], rs[384];
 
 		if (!(lossless & 1u << b))
 			continue;
@@ -564,12 +575,6 @@ static void rd_tune_poll(struct rd *rd, struct rd_netdev *nd,
 			nd->tune_held[b] = 0;
 			continue;
 		}
-		rd_jstr(nd->name, js, sizeof(js));
-		/* the event's text holds 640 bytes: the reason cut to fit (the
-		 * log has it whole) */
-		memcpy(rs, d.reason, sizeof(rs) - 1);
-		rs[sizeof(rs) - 1] = '\0';
-		rd_jstr(rs, jr, sizeof(jr));
 		if (d.proposal || d.changed)
 			nd->tune_held[b] = 0;
 		if (d.proposal) {
@@ -578,10 +583,7 @@ static void rd_tune_poll(struct rd *rd, struct rd_netdev *nd,
 			rd_log(LOG_INFO_, "%s: buffer tuner (dry run): would %s buffer %u %u -> %u bytes: %s",
 			       nd->name, pfctune_why_name(d.why), b, in.size,
 			       d.new_size, d.reason);
-			rd_event(rd, "pfc_tune",
-				 "\"netdev\":%s,\"buffer\":%u,\"from\":%u,\"to\":%u,\"why\":\"%s\",\"dry_run\":true,\"reason\":%s",
-				 js, b, in.size, d.new_size,
-				 pfctune_why_name(d.why), jr);
+			rd_tune_event(rd, nd, b, in.size, &d, true);
 		} else if (d.changed) {
 			if (rd_tune_apply(rd, nd, b, d.new_size,
 					  (uint8_t)(used & ~lossless) |
@@ -591,10 +593,7 @@ static void rd_tune_poll(struct rd *rd, struct rd_netdev *nd,
 			rd_log(LOG_INFO_, "%s: buffer tuner: %s buffer %u %u -> %u bytes: %s",
 			       nd->name, pfctune_why_name(d.why), b, in.size,
 			       d.new_size, d.reason);
-			rd_event(rd, "pfc_tune",
-				 "\"netdev\":%s,\"buffer\":%u,\"from\":%u,\"to\":%u,\"why\":\"%s\",\"dry_run\":false,\"reason\":%s",
-				 js, b, in.size, d.new_size,
-				 pfctune_why_name(d.why), jr);
+			rd_tune_event(rd, nd, b, in.size, &d, false);
 		} else if (nd->tune_held[b] != 1 + d.why) {
 			/* a change that is due but held (rate limit, at a
 			 * bound): logged once, not every interval it lasts */

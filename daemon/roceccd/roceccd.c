@@ -277,6 +277,7 @@ out_free:
 	free(rd->nds);
 	free(rd->hws);
 	free(rd->fs);
+	rd_events_free(rd);
 	free(rd);
 	return ret;
 }

@@ -19,10 +19,12 @@
 #include <stdio.h>
 #include <time.h>
 #include <net/if.h>
+#include <json-c/json.h>
 
 #include "config.h"
 #include "flowmon.h"
 #include "lib/dcbnl.h"
+#include "lib/format.h"
 #include "lib/hwcc.h"
 #include "lib/rdma_nl.h"
 #include "lib/rocecc_nl.h"
@@ -146,14 +148,7 @@ struct rd_fstate {
 	bool seen;
 };
 
-/* An event, for /events.json and the log */
-struct rd_event {
-	uint64_t seq;
-	struct timespec when;	/* CLOCK_REALTIME */
-	char type[24];
-	char text[640];		/* JSON object members, already encoded */
-};
-
+/* The events of /events.json, the newest this many */
 #define RD_EVENTS	256	/* power of two */
 
 struct rd {
@@ -185,7 +180,8 @@ struct rd {
 	struct rd_fstate *fs;	/* sorted by key */
 	size_t nfs, capfs;
 	unsigned int nstragglers;
-	struct rd_event ev[RD_EVENTS];
+	json_object *ev[RD_EVENTS];	/* by seq % RD_EVENTS: an
+					 * object {seq, time, type, ...} */
 	uint64_t ev_seq;	/* seq of the newest event; 0: none yet */
 	uint64_t polls, poll_errors;
 	uint64_t reloads, reload_errors;
@@ -249,9 +245,21 @@ extern int rd_log_max;		/* the most verbose level logged */
 extern bool rd_log_to_syslog;	/* daemonized: syslog, else stderr */
 void rd_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-const char *rd_jstr(const char *s, char *buf, size_t n);
+/*
+ * Record an event for /events.json: @type and its members, each a name and
+ * a json-c value (the event takes it; strings from outside through
+ * rd_json_str()), the list ended by NULL. Under rd->lock.
+ */
+void rd_event(struct rd *rd, const char *type, ...)
+	__attribute__((sentinel));
+/*
+ * /events.json: {"last": the newest seq, "events": [those after @since,
+ * oldest first]}. Under rd->lock; the caller puts it.
+ */
+json_object *rd_events_json(const struct rd *rd, uint64_t since);
+void rd_events_free(struct rd *rd);
+/* A JSON number written with printf format @fmt ("%.1f") */
+json_object *rd_jfixed(double v, const char *fmt);
 
 /* options.c */
 struct rd_cmdline {
