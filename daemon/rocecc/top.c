@@ -514,37 +514,34 @@ static int top_wait(double deadline)
 	}
 }
 
-int cli_top(const struct cli_top_opts *o, int argc, char **argv)
+/* The words after "top": 0 or CLI_EXIT_USAGE (with the message). */
+static int top_args(int argc, char **argv, const char **addr,
+		    const char **port, struct cli_top_view *v, double *delay,
+		    unsigned long *count)
 {
-	const char *addr = TOP_DEFAULT_ADDR, *port = TOP_DEFAULT_PORT;
-	char url[512], msg[1024];
-	struct cli_top_view v = { .url = url, .sort = "p99" };
-	json_object *prev = NULL, *shown = NULL, *empty;
-	unsigned long count = 0, frame;
-	double delay = 1.0, prev_t = 0;
-	bool interactive;
-	int ret = CLI_EXIT_OK;
+	json_object *empty;
+	int bad;
 
-	while (argc > 0) {
+	for (; argc > 0; argc -= 2, argv += 2) {
 		if (argc < 2) {
 			fprintf(stderr, "rocecc: top: '%s' needs a value\n",
 				argv[0]);
 			return CLI_EXIT_USAGE;
 		}
 		if (cli_matches(argv[0], "addr")) {
-			addr = argv[1];
+			*addr = argv[1];
 		} else if (cli_matches(argv[0], "port")) {
-			port = argv[1];
+			*port = argv[1];
 		} else if (cli_matches(argv[0], "sort")) {
-			v.sort = argv[1];
+			v->sort = argv[1];
 		} else if (cli_matches(argv[0], "delay")) {
-			if (cli_top_parse_delay(argv[1], &delay)) {
+			if (cli_top_parse_delay(argv[1], delay)) {
 				fprintf(stderr, "rocecc: top: delay: '%s' is not a number of seconds (0.1..3600)\n",
 					argv[1]);
 				return CLI_EXIT_USAGE;
 			}
 		} else if (cli_matches(argv[0], "count")) {
-			if (cli_top_parse_count(argv[1], &count)) {
+			if (cli_top_parse_count(argv[1], count)) {
 				fprintf(stderr, "rocecc: top: count: '%s' is not a number of frames (1..%lu)\n",
 					argv[1], TOP_COUNT_MAX);
 				return CLI_EXIT_USAGE;
@@ -554,27 +551,74 @@ int cli_top(const struct cli_top_opts *o, int argc, char **argv)
 				argv[0]);
 			return CLI_EXIT_USAGE;
 		}
-		argc -= 2;
-		argv += 2;
 	}
 	empty = json_object_new_array();
-	if (cli_top_sort(empty, v.sort)) {
+	bad = cli_top_sort(empty, v->sort);
+	json_object_put(empty);
+	if (bad) {
 		fprintf(stderr, "rocecc: top: sort: '%s' is not p50, p99, p999, rtt, tx, msgs or flow\n",
-			v.sort);
-		json_object_put(empty);
+			v->sort);
 		return CLI_EXIT_USAGE;
 	}
-	http_url(url, sizeof(url), addr, port, "/flows.json");
+	return 0;
+}
 
+/* Sleep until @deadline (monotonic seconds); batch mode. */
+static void top_sleep(double deadline)
+{
+	double left = deadline - mono_now();
+	struct timespec ts;
+
+	if (left <= 0)
+		return;
+	ts.tv_sec = (time_t)left;
+	ts.tv_nsec = (long)((left - (time_t)left) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* One frame of @flows: -j (NDJSON), on the terminal, or batch text. */
+static void top_show(const struct cli_top_opts *o, bool interactive,
+		     unsigned long frame, const struct cli_top_view *v,
+		     json_object *flows)
+{
+	json_object *j;
+
+	if (o->json) {
+		j = cli_top_json(v, flows);
+		printf("%s\n", json_object_to_json_string_ext(j,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+	} else if (interactive) {
+		top_draw(v, flows);
+	} else {
+		if (frame)
+			putchar('\n');
+		cli_top_print(stdout, v, flows);
+	}
+}
+
+int cli_top(const struct cli_top_opts *o, int argc, char **argv)
+{
+	const char *addr = TOP_DEFAULT_ADDR, *port = TOP_DEFAULT_PORT;
+	char url[512], msg[1024];
+	struct cli_top_view v = { .url = url, .sort = "p99" };
+	json_object *prev = NULL, *empty, *cur;
+	unsigned long count = 0, frame;
+	double delay = 1.0, prev_t = 0, t;
+	bool interactive;
+	int ret, w;
+
+	ret = top_args(argc, argv, &addr, &port, &v, &delay, &count);
+	if (ret)
+		return ret;
+	http_url(url, sizeof(url), addr, port, "/flows.json");
 	interactive = !o->json && !count && isatty(STDOUT_FILENO);
 	if (interactive)
 		top_term_setup();
-
+	empty = json_object_new_array();
 	for (frame = 0; !top_stop; frame++) {
-		double t = mono_now(), deadline = t + delay;
-		json_object *cur;
-		int w;
-
+		t = mono_now();
 		v.now = wall_now();
 		cur = cli_flows_fetch(url, addr, port, msg, sizeof(msg));
 		if (!cur && !interactive) {
@@ -593,44 +637,21 @@ int cli_top(const struct cli_top_opts *o, int argc, char **argv)
 		} else {
 			v.error = msg;	/* and the last flows, as they were */
 		}
-		shown = prev ? prev : empty;
-
-		if (o->json) {
-			json_object *j = cli_top_json(&v, shown);
-
-			printf("%s\n", json_object_to_json_string_ext(j,
-				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-			json_object_put(j);
-		} else if (interactive) {
-			top_draw(&v, shown);
-		} else {
-			if (frame)
-				putchar('\n');
-			cli_top_print(stdout, &v, shown);
-		}
+		top_show(o, interactive, frame, &v, prev ? prev : empty);
 		if (fflush(stdout) == EOF || ferror(stdout)) {
 			ret = CLI_EXIT_FAIL;
 			break;
 		}
 		if (count && frame + 1 >= count)
 			break;
-		while ((w = interactive ? top_wait(deadline) : 0) == 2)
-			top_draw(&v, shown);
+		if (!interactive) {
+			top_sleep(t + delay);
+			continue;
+		}
+		while ((w = top_wait(t + delay)) == 2)
+			top_draw(&v, prev ? prev : empty);
 		if (w == 1)
 			break;
-		if (!interactive) {
-			double left = deadline - mono_now();
-
-			if (left > 0) {
-				struct timespec ts = {
-					.tv_sec = (time_t)left,
-					.tv_nsec = (long)((left - (time_t)left) * 1e9),
-				};
-
-				while (nanosleep(&ts, &ts) && errno == EINTR)
-					;
-			}
-		}
 	}
 	if (interactive)
 		top_restore();
