@@ -497,27 +497,23 @@ static void load_key(struct ini_text *t, const char *section,
 		load_err(l, -EINVAL, l->t.lineno, section, name, "unknown key");
 }
 
-/* After parsing: the layout, then each assignment in file order. */
-static void finish(struct load *l)
+/* The [layout] keys into the layout of l->m; false after an error. */
+static bool finish_layout(struct load *l)
 {
-	unsigned int size[RANKMAP_DIMS], *line_of = NULL, r, first, n, gph;
-	struct rankmap *m = &l->m;
+	unsigned int size[RANKMAP_DIMS];
 	unsigned long long prod;
-	struct assign *a;
-	char key[32];
-	size_t i;
 	int k;
 
 	for (k = 0; k < K_NKEYS; k++)
 		if (!l->key_line[k] && (k == K_WORLD || k == K_ORDER)) {
 			load_err(l, -EINVAL, 0, keys[k].section, keys[k].name,
 				 "missing");
-			return;
+			return false;
 		}
 	if (l->nseq && !l->key_line[K_GPH]) {
 		load_err(l, -EINVAL, l->as[0].line, "hosts", "host",
 			 "gpus_per_host is not set");
-		return;
+		return false;
 	}
 	size[RANKMAP_DIM_TP] = l->key_line[K_TP] ? l->val[K_TP] : 1;
 	size[RANKMAP_DIM_PP] = l->key_line[K_PP] ? l->val[K_PP] : 1;
@@ -529,77 +525,111 @@ static void finish(struct load *l)
 			 "%u is not tp * pp * dp = %u * %u * %u = %llu",
 			 l->val[K_WORLD], size[RANKMAP_DIM_TP],
 			 size[RANKMAP_DIM_PP], size[RANKMAP_DIM_DP], prod);
-		return;
+		return false;
 	}
-	if (rankmap_set_layout(m, l->val[K_WORLD], size, l->order)) {
+	if (rankmap_set_layout(&l->m, l->val[K_WORLD], size, l->order)) {
 		load_err(l, -EINVAL, l->key_line[K_WORLD], "layout",
 			 "world_size", "invalid layout");
-		return;
+		return false;
 	}
-	m->rank_host = malloc(m->world_size * sizeof(*m->rank_host));
-	line_of = calloc(m->world_size, sizeof(*line_of));
-	if (!m->rank_host || !line_of) {
-		load_err(l, -ENOMEM, 0, NULL, NULL, "%s", strerror(ENOMEM));
-		goto out;
-	}
-	gph = l->val[K_GPH];
-	for (i = 0; i < l->nas; i++) {
-		a = &l->as[i];
-		if (a->seq >= 0)
-			snprintf(key, sizeof(key), "host");
-		else if (a->lo == a->hi)
-			snprintf(key, sizeof(key), "%u", a->lo);
-		else
-			snprintf(key, sizeof(key), "%u-%u", a->lo, a->hi);
-		if (a->seq >= 0) {
-			prod = (unsigned long long)a->seq * gph;
-			if (prod + gph > m->world_size) {
-				load_err(l, -EINVAL, a->line, "hosts", "host",
-					 "host '%s' would hold ranks %llu-%llu, beyond world_size %u",
-					 m->hosts[a->host], prod,
-					 prod + gph - 1, m->world_size);
-				goto out;
-			}
-			a->lo = prod;
-			a->hi = prod + gph - 1;
-		} else if (a->hi >= m->world_size) {
-			load_err(l, -EINVAL, a->line, "ranks", key,
-				 "rank %u is beyond world_size %u (ranks are 0 to %u)",
-				 a->hi, m->world_size, m->world_size - 1);
-			goto out;
+	return true;
+}
+
+/*
+ * Assignment @a into l->m (@line_of: the line that mapped each rank, 0 if
+ * none yet); a [hosts] line gets its ranks here. False after an error.
+ */
+static bool finish_assign(struct load *l, struct assign *a,
+			  unsigned int *line_of)
+{
+	struct rankmap *m = &l->m;
+	unsigned int gph = l->val[K_GPH], r;
+	unsigned long long first;
+	char key[32];
+
+	if (a->seq >= 0)
+		snprintf(key, sizeof(key), "host");
+	else if (a->lo == a->hi)
+		snprintf(key, sizeof(key), "%u", a->lo);
+	else
+		snprintf(key, sizeof(key), "%u-%u", a->lo, a->hi);
+	if (a->seq >= 0) {
+		first = (unsigned long long)a->seq * gph;
+		if (first + gph > m->world_size) {
+			load_err(l, -EINVAL, a->line, "hosts", "host",
+				 "host '%s' would hold ranks %llu-%llu, beyond world_size %u",
+				 m->hosts[a->host], first, first + gph - 1,
+				 m->world_size);
+			return false;
 		}
-		for (r = a->lo; r <= a->hi; r++) {
-			if (line_of[r]) {
-				load_err(l, -EINVAL, a->line,
-					 a->seq >= 0 ? "hosts" : "ranks", key,
-					 "rank %u is already mapped to '%s' at line %u",
-					 r, m->hosts[m->rank_host[r]],
-					 line_of[r]);
-				goto out;
-			}
-			line_of[r] = a->line;
-			m->rank_host[r] = a->host;
-		}
+		a->lo = first;
+		a->hi = first + gph - 1;
+	} else if (a->hi >= m->world_size) {
+		load_err(l, -EINVAL, a->line, "ranks", key,
+			 "rank %u is beyond world_size %u (ranks are 0 to %u)",
+			 a->hi, m->world_size, m->world_size - 1);
+		return false;
 	}
-	for (r = 0, n = 0, first = UINT_MAX; r < m->world_size; r++)
+	for (r = a->lo; r <= a->hi; r++) {
+		if (line_of[r]) {
+			load_err(l, -EINVAL, a->line,
+				 a->seq >= 0 ? "hosts" : "ranks", key,
+				 "rank %u is already mapped to '%s' at line %u",
+				 r, m->hosts[m->rank_host[r]], line_of[r]);
+			return false;
+		}
+		line_of[r] = a->line;
+		m->rank_host[r] = a->host;
+	}
+	return true;
+}
+
+/* Every rank mapped (@line_of), or an error naming the first ones not. */
+static void finish_unmapped(struct load *l, const unsigned int *line_of)
+{
+	unsigned int world = l->m.world_size, r, first = UINT_MAX, n = 0;
+
+	for (r = 0; r < world; r++)
 		if (!line_of[r]) {
 			if (first == UINT_MAX)
 				first = r;
 			n++;
 		}
-	if (n) {
-		for (r = first; r + 1 < m->world_size && !line_of[r + 1]; r++)
-			;
-		if (r == first)
-			load_err(l, -EINVAL, 0, NULL, NULL,
-				 "rank %u is not mapped to a host ([hosts] or [ranks]); %u unmapped in all",
-				 first, n);
-		else
-			load_err(l, -EINVAL, 0, NULL, NULL,
-				 "ranks %u-%u are not mapped to a host ([hosts] or [ranks]); %u unmapped in all",
-				 first, r, n);
+	if (!n)
+		return;
+	for (r = first; r + 1 < world && !line_of[r + 1]; r++)
+		;
+	if (r == first)
+		load_err(l, -EINVAL, 0, NULL, NULL,
+			 "rank %u is not mapped to a host ([hosts] or [ranks]); %u unmapped in all",
+			 first, n);
+	else
+		load_err(l, -EINVAL, 0, NULL, NULL,
+			 "ranks %u-%u are not mapped to a host ([hosts] or [ranks]); %u unmapped in all",
+			 first, r, n);
+}
+
+/* After parsing: the layout, then each assignment in file order. */
+static void finish(struct load *l)
+{
+	struct rankmap *m = &l->m;
+	unsigned int *line_of;
+	size_t i;
+
+	if (!finish_layout(l))
+		return;
+	m->rank_host = malloc(m->world_size * sizeof(*m->rank_host));
+	line_of = calloc(m->world_size, sizeof(*line_of));
+	if (!m->rank_host || !line_of) {
+		load_err(l, -ENOMEM, 0, NULL, NULL, "%s", strerror(ENOMEM));
+		free(line_of);
+		return;
 	}
-out:
+	for (i = 0; i < l->nas; i++)
+		if (!finish_assign(l, &l->as[i], line_of))
+			break;
+	if (i == l->nas)
+		finish_unmapped(l, line_of);
 	free(line_of);
 }
 

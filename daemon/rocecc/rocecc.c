@@ -210,54 +210,90 @@ static int do_flow(struct cli *c, int argc, char **argv)
 	return cli_flow(&c->nl, &o, argc, argv);
 }
 
+/*
+ * The options before the object into @c and @hw_root: the number of
+ * arguments they take, or -1 - the exit code to return now (help, or a
+ * bad option).
+ */
+static int parse_opts(int argc, char **argv, struct cli *c,
+		      const char **hw_root)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		const char *o = argv[i] + 1;
+
+		if (!strcmp(argv[i], "--"))
+			return i;
+		if (!strcmp(argv[i], "--hw-root")) {
+			if (i + 1 >= argc)
+				return -1 - usage_error("--hw-root needs a directory");
+			*hw_root = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "-help") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return -1 - CLI_EXIT_OK;
+		}
+		for (; *o; o++) {
+			switch (*o) {
+			case 'j':
+				c->json = true;
+				break;
+			case 'p':
+				c->pretty = true;
+				break;
+			case 's':
+				c->stats = true;
+				break;
+			case 'h':
+				usage(stdout);
+				return -1 - CLI_EXIT_OK;
+			default:
+				return -1 - usage_error("unknown option '-%c'", *o);
+			}
+		}
+	}
+	return i - 1;
+}
+
+/* An object of rocecc.ko's generic netlink family: @fn on its socket. */
+static int run_genl(struct cli *c, int (*fn)(struct cli *, int, char **),
+		    int argc, char **argv)
+{
+	int err, ret;
+
+	signal(SIGPIPE, SIG_DFL);
+	err = rnl_open(&c->nl);
+	if (err == -ENOENT) {
+		fprintf(stderr, "%s: generic netlink family '%s' not found: is rocecc.ko loaded?\n",
+			cli_prog, ROCECC_GENL_NAME);
+		return CLI_EXIT_FAIL;
+	}
+	if (err) {
+		fprintf(stderr, "%s: cannot open a generic netlink socket: %s\n",
+			cli_prog, strerror(-err));
+		return CLI_EXIT_FAIL;
+	}
+	ret = fn(c, argc, argv);
+	if (c->out)
+		json_object_put(c->out);
+	rnl_close(&c->nl);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	int (*fn)(struct cli *, int, char **) = NULL;
 	const char *hw_root = NULL;
-	int err, ret;
+	int ret;
 
-	while (argc > 1 && argv[1][0] == '-' && argv[1][1]) {
-		const char *o = argv[1] + 1;
-
-		if (!strcmp(argv[1], "--")) {
-			argc--;
-			argv++;
-			break;
-		}
-		if (!strcmp(argv[1], "--hw-root")) {
-			if (argc < 3)
-				return usage_error("--hw-root needs a directory");
-			hw_root = argv[2];
-			argc -= 2;
-			argv += 2;
-			continue;
-		}
-		if (!strcmp(argv[1], "-help") || !strcmp(argv[1], "--help")) {
-			usage(stdout);
-			return CLI_EXIT_OK;
-		}
-		for (; *o; o++) {
-			switch (*o) {
-			case 'j':
-				c.json = true;
-				break;
-			case 'p':
-				c.pretty = true;
-				break;
-			case 's':
-				c.stats = true;
-				break;
-			case 'h':
-				usage(stdout);
-				return CLI_EXIT_OK;
-			default:
-				return usage_error("unknown option '-%c'", *o);
-			}
-		}
-		argc--;
-		argv++;
-	}
+	ret = parse_opts(argc, argv, &c, &hw_root);
+	if (ret < 0)
+		return -1 - ret;
+	argc -= ret;
+	argv += ret;
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_USAGE;
@@ -304,22 +340,5 @@ int main(int argc, char **argv)
 		fn = do_monitor;
 	else
 		return usage_error("unknown object '%s'", argv[1]);
-
-	signal(SIGPIPE, SIG_DFL);
-	err = rnl_open(&c.nl);
-	if (err == -ENOENT) {
-		fprintf(stderr, "%s: generic netlink family '%s' not found: is rocecc.ko loaded?\n",
-			cli_prog, ROCECC_GENL_NAME);
-		return CLI_EXIT_FAIL;
-	}
-	if (err) {
-		fprintf(stderr, "%s: cannot open a generic netlink socket: %s\n",
-			cli_prog, strerror(-err));
-		return CLI_EXIT_FAIL;
-	}
-	ret = fn(&c, argc - 2, argv + 2);
-	if (c.out)
-		json_object_put(c.out);
-	rnl_close(&c.nl);
-	return ret;
+	return run_genl(&c, fn, argc - 2, argv + 2);
 }

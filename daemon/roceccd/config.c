@@ -1407,14 +1407,97 @@ bool rd_conf_dev_selected(const char *devices, const char *name)
 	return false;
 }
 
+/*
+ * buffer_size = auto on @b: every buffer that holds a PFC priority (of
+ * @en, after prio2buffer) gets headroom_calc()'s size, the lossy ones the
+ * rest of total_size. 0, or -EINVAL with @why.
+ */
+static int pfc_auto_sizes(const struct rd_conf *c, unsigned int speed_mbps,
+			  unsigned int netdev_mtu, uint8_t en,
+			  struct dcbnl_buffer *b, char *why, size_t n)
+{
+	struct headroom_params hp = { 0 };
+	struct headroom_result r = { 0 };
+	uint8_t lossless = 0, lossy = 0;
+	uint64_t need;
+	int err, nl, ny, i;
+
+	for (i = 0; i < DCBNL_PRIOS; i++) {
+		if (b->prio2buffer[i] >= DCBNL_BUFFERS)
+			continue;
+		if (en & 1u << i)
+			lossless |= 1u << b->prio2buffer[i];
+		else
+			lossy |= 1u << b->prio2buffer[i];
+	}
+	lossy &= ~lossless;
+	nl = __builtin_popcount(lossless);
+	ny = __builtin_popcount(lossy);
+	if (lossless) {
+		hp.speed_mbps = c->pfc_speed_mbps ? c->pfc_speed_mbps : speed_mbps;
+		hp.mtu = c->pfc_mtu ? c->pfc_mtu : netdev_mtu + 22;
+		if (hp.mtu < HEADROOM_MTU_MIN)
+			hp.mtu = HEADROOM_MTU_MIN;
+		if (hp.mtu > HEADROOM_MTU_MAX)
+			hp.mtu = HEADROOM_MTU_MAX;
+		hp.cable_m = c->pfc_cable_m;
+		if (!hp.speed_mbps) {
+			snprintf(why, n, "buffer_size = auto: the link speed is unknown (set [pfc] speed)");
+			return -EINVAL;
+		}
+		err = headroom_calc(&hp, &r);
+		if (err) {
+			snprintf(why, n, "buffer_size = auto: no headroom for %u Mb/s, mtu %u (%s)",
+				 hp.speed_mbps, hp.mtu, err == -ENODATA ?
+				 "no 802.3 delays for this speed; set [pfc] speed to 10G, 25G, 40G, 50G, 100G, 200G or 400G, or size the buffers" :
+				 strerror(-err));
+			return -EINVAL;
+		}
+	}
+	need = (uint64_t)nl * r.size;
+	if (need > UINT32_MAX || (b->total_size && need > b->total_size)) {
+		snprintf(why, n, "buffer_size = auto: %d lossless buffer%s of %llu bytes need more than the device's total_size %u",
+			 nl, nl == 1 ? "" : "s", (unsigned long long)r.size,
+			 b->total_size);
+		return -EINVAL;
+	}
+	for (i = 0; i < DCBNL_BUFFERS; i++) {
+		if (lossless & 1u << i)
+			b->buffer_size[i] = (uint32_t)r.size;
+		else if (!b->total_size)
+			continue;	/* the rest is unknown: left */
+		else if (lossy & 1u << i)
+			b->buffer_size[i] = (uint32_t)((b->total_size - need) / (uint64_t)ny);
+		else
+			b->buffer_size[i] = 0;
+	}
+	return 0;
+}
+
+/* [pfc] priorities, delay and mbc onto @pfc: true if that changes it. */
+static bool pfc_target_pfc(const struct rd_conf *c, struct ieee_pfc *pfc)
+{
+	struct ieee_pfc p = *pfc;
+
+	if (c->pfc_prio_set)
+		p.pfc_en = c->pfc_en;
+	if (c->pfc_delay >= 0)
+		p.delay = (uint16_t)c->pfc_delay;
+	if (c->pfc_mbc >= 0)
+		p.mbc = (uint8_t)c->pfc_mbc;
+	if (p.pfc_en == pfc->pfc_en && p.delay == pfc->delay &&
+	    p.mbc == pfc->mbc)
+		return false;
+	*pfc = p;
+	return true;
+}
+
 int rd_pfc_target(const struct rd_conf *c, unsigned int speed_mbps,
 		  unsigned int netdev_mtu, struct ieee_pfc *pfc, bool have_pfc,
 		  struct dcbnl_buffer *buf, bool have_buf, char *why, size_t n)
 {
-	struct ieee_pfc p;
 	struct dcbnl_buffer b;
-	uint8_t en;
-	int ret = 0, i, j;
+	int ret = 0, i;
 
 	if (n)
 		why[0] = '\0';
@@ -1431,19 +1514,8 @@ int rd_pfc_target(const struct rd_conf *c, unsigned int speed_mbps,
 			 c->pfc_p2b_mask ? "prio2buffer" : "buffer_size");
 		return -EINVAL;
 	}
-	if (have_pfc) {
-		p = *pfc;
-		if (c->pfc_prio_set)
-			p.pfc_en = c->pfc_en;
-		if (c->pfc_delay >= 0)
-			p.delay = (uint16_t)c->pfc_delay;
-		if (c->pfc_mbc >= 0)
-			p.mbc = (uint8_t)c->pfc_mbc;
-		if (p.pfc_en != pfc->pfc_en || p.delay != pfc->delay ||
-		    p.mbc != pfc->mbc)
-			ret |= RD_PFC_CHANGE_PFC;
-		*pfc = p;
-	}
+	if (have_pfc && pfc_target_pfc(c, pfc))
+		ret |= RD_PFC_CHANGE_PFC;
 	if (!have_buf)
 		return ret;
 	b = *buf;
@@ -1453,66 +1525,10 @@ int rd_pfc_target(const struct rd_conf *c, unsigned int speed_mbps,
 	for (i = 0; i < DCBNL_BUFFERS; i++)
 		if (c->pfc_size_mask & 1u << i)
 			b.buffer_size[i] = c->pfc_size[i];
-	en = have_pfc ? pfc->pfc_en : 0;
-	if (c->pfc_size_auto) {
-		struct headroom_params hp = { 0 };
-		struct headroom_result r = { 0 };
-		uint8_t lossless = 0, lossy = 0;
-		uint64_t need;
-		int err, nl, ny;
-
-		for (j = 0; j < DCBNL_PRIOS; j++) {
-			if (b.prio2buffer[j] >= DCBNL_BUFFERS)
-				continue;
-			if (en & 1u << j)
-				lossless |= 1u << b.prio2buffer[j];
-			else
-				lossy |= 1u << b.prio2buffer[j];
-		}
-		lossy &= ~lossless;
-		nl = __builtin_popcount(lossless);
-		ny = __builtin_popcount(lossy);
-		if (lossless) {
-			hp.speed_mbps = c->pfc_speed_mbps ? c->pfc_speed_mbps :
-							    speed_mbps;
-			hp.mtu = c->pfc_mtu ? c->pfc_mtu : netdev_mtu + 22;
-			if (hp.mtu < HEADROOM_MTU_MIN)
-				hp.mtu = HEADROOM_MTU_MIN;
-			if (hp.mtu > HEADROOM_MTU_MAX)
-				hp.mtu = HEADROOM_MTU_MAX;
-			hp.cable_m = c->pfc_cable_m;
-			if (!hp.speed_mbps) {
-				snprintf(why, n, "buffer_size = auto: the link speed is unknown (set [pfc] speed)");
-				return -EINVAL;
-			}
-			err = headroom_calc(&hp, &r);
-			if (err) {
-				snprintf(why, n, "buffer_size = auto: no headroom for %u Mb/s, mtu %u (%s)",
-					 hp.speed_mbps, hp.mtu, err == -ENODATA ?
-					 "no 802.3 delays for this speed; set [pfc] speed to 10G, 25G, 40G, 50G, 100G, 200G or 400G, or size the buffers" :
-					 strerror(-err));
-				return -EINVAL;
-			}
-		}
-		need = (uint64_t)nl * r.size;
-		if (need > UINT32_MAX ||
-		    (b.total_size && need > b.total_size)) {
-			snprintf(why, n, "buffer_size = auto: %d lossless buffer%s of %llu bytes need more than the device's total_size %u",
-				 nl, nl == 1 ? "" : "s", (unsigned long long)r.size,
-				 b.total_size);
-			return -EINVAL;
-		}
-		for (i = 0; i < DCBNL_BUFFERS; i++) {
-			if (lossless & 1u << i)
-				b.buffer_size[i] = (uint32_t)r.size;
-			else if (!b.total_size)
-				continue;	/* the rest is unknown: left */
-			else if (lossy & 1u << i)
-				b.buffer_size[i] = (uint32_t)((b.total_size - need) / (uint64_t)ny);
-			else
-				b.buffer_size[i] = 0;
-		}
-	}
+	if (c->pfc_size_auto &&
+	    pfc_auto_sizes(c, speed_mbps, netdev_mtu,
+			   have_pfc ? pfc->pfc_en : 0, &b, why, n))
+		return -EINVAL;
 	if (memcmp(b.prio2buffer, buf->prio2buffer, sizeof(b.prio2buffer)) ||
 	    memcmp(b.buffer_size, buf->buffer_size, sizeof(b.buffer_size)))
 		ret |= RD_PFC_CHANGE_BUF;

@@ -35,6 +35,84 @@ static enum MHD_Result rd_reply(struct MHD_Connection *conn, unsigned int code,
 	return ret;
 }
 
+/* /events.json?since=N into @f: its content type, or NULL (bad request). */
+static const char *rd_http_events(struct rd *rd, struct MHD_Connection *conn,
+				  FILE *f)
+{
+	const char *a = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
+						    "since");
+	uint64_t since = 0;
+	char *end = NULL;
+	json_object *ev;
+
+	if (a) {
+		errno = 0;
+		since = strtoull(a, &end, 10);
+	}
+	if (a && (!*a || *end || errno)) {
+		fprintf(f, "since: '%s' is not an event number\n", a);
+		return NULL;
+	}
+	ev = rd_events_json(rd, since);
+	fprintf(f, "%s\n", json_object_to_json_string_ext(ev,
+		JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(ev);
+	return "application/json";
+}
+
+/*
+ * The page at @url into @f (under rd->lock): its content type, with *@code
+ * set where it is not 200.
+ */
+static const char *rd_http_page(struct rd *rd, struct MHD_Connection *conn,
+				const char *url, const struct rd_snap *snap,
+				FILE *f, unsigned int *code)
+{
+	const char *type = "text/plain; charset=utf-8";
+	json_object *arr;
+
+	if (!strcmp(url, "/metrics")) {
+		rd_metrics(rd, snap, f);
+		return "text/plain; version=0.0.4; charset=utf-8";
+	}
+	if (!strcmp(url, "/flows.json")) {
+		arr = json_object_new_array();
+		rd_snap_each(rd, snap, rd_json_flow, arr);
+		fprintf(f, "%s\n", json_object_to_json_string_ext(arr,
+			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(arr);
+		return "application/json";
+	}
+	if (!strcmp(url, "/flows")) {
+		fprintf(f, "  %-40s %-8s %9s %9s %9s %9s %9s %9s %9s\n", "FLOW",
+			"DEV", "MSGS", "MCT_P50", "MCT_P99", "MCT_P999",
+			"RTT_P50", "RTT_P99", "RTT_P999");
+		rd_snap_each(rd, snap, rd_text_flow, f);
+		fprintf(f, "(microseconds; message completion = first packet to completing ACK; ! straggler)\n");
+	} else if (!strcmp(url, "/events.json")) {
+		type = rd_http_events(rd, conn, f);
+		if (!type) {
+			*code = MHD_HTTP_BAD_REQUEST;
+			type = "text/plain; charset=utf-8";
+		}
+	} else if (!strcmp(url, "/config")) {
+		rd_conf_print(f, &rd->conf);
+	} else if (!strcmp(url, "/")) {
+		type = "text/html; charset=utf-8";
+		fprintf(f, "<html><body><h1>roceccd</h1><ul>"
+			   "<li><a href=\"/metrics\">/metrics</a></li>"
+			   "<li><a href=\"/flows\">/flows</a></li>"
+			   "<li><a href=\"/flows.json\">/flows.json</a></li>"
+			   "<li><a href=\"/events.json\">/events.json</a></li>"
+			   "<li><a href=\"/config\">/config</a></li>"
+			   "</ul></body></html>\n");
+	} else {
+		*code = MHD_HTTP_NOT_FOUND;
+		fprintf(f, "not found: %s (try /metrics, /flows, /flows.json, /events.json, /config)\n", url);
+	}
+	return type;
+}
+
 static enum MHD_Result rd_http(void *cls, struct MHD_Connection *conn,
 			       const char *url, const char *method,
 			       const char *version, const char *upload_data,
@@ -52,17 +130,14 @@ static enum MHD_Result rd_http(void *cls, struct MHD_Connection *conn,
 	(void)upload_data;
 	(void)upload_data_size;
 	(void)con_cls;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return MHD_NO;
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-		f = open_memstream(&buf, &len);
-		if (!f)
-			return MHD_NO;
 		fprintf(f, "only GET\n");
 		fclose(f);
 		return rd_reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED, type, buf, len);
 	}
-	f = open_memstream(&buf, &len);
-	if (!f)
-		return MHD_NO;
 	pthread_mutex_lock(&rd->lock);
 	if (rd_snap_take(rd, &snap)) {
 		pthread_mutex_unlock(&rd->lock);
@@ -70,59 +145,7 @@ static enum MHD_Result rd_http(void *cls, struct MHD_Connection *conn,
 		free(buf);
 		return MHD_NO;
 	}
-	if (!strcmp(url, "/metrics")) {
-		type = "text/plain; version=0.0.4; charset=utf-8";
-		rd_metrics(rd, &snap, f);
-	} else if (!strcmp(url, "/flows.json")) {
-		json_object *arr = json_object_new_array();
-
-		rd_snap_each(rd, &snap, rd_json_flow, arr);
-		fprintf(f, "%s\n", json_object_to_json_string_ext(arr,
-			JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-		json_object_put(arr);
-		type = "application/json";
-	} else if (!strcmp(url, "/flows")) {
-		fprintf(f, "  %-40s %-8s %9s %9s %9s %9s %9s %9s %9s\n", "FLOW",
-			"DEV", "MSGS", "MCT_P50", "MCT_P99", "MCT_P999",
-			"RTT_P50", "RTT_P99", "RTT_P999");
-		rd_snap_each(rd, &snap, rd_text_flow, f);
-		fprintf(f, "(microseconds; message completion = first packet to completing ACK; ! straggler)\n");
-	} else if (!strcmp(url, "/events.json")) {
-		const char *a = MHD_lookup_connection_value(conn,
-				MHD_GET_ARGUMENT_KIND, "since");
-		uint64_t since = 0;
-		char *end = NULL;
-
-		if (a) {
-			errno = 0;
-			since = strtoull(a, &end, 10);
-		}
-		if (a && (!*a || *end || errno)) {
-			code = MHD_HTTP_BAD_REQUEST;
-			fprintf(f, "since: '%s' is not an event number\n", a);
-		} else {
-			json_object *ev = rd_events_json(rd, since);
-
-			type = "application/json";
-			fprintf(f, "%s\n", json_object_to_json_string_ext(ev,
-				JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
-			json_object_put(ev);
-		}
-	} else if (!strcmp(url, "/config")) {
-		rd_conf_print(f, &rd->conf);
-	} else if (!strcmp(url, "/")) {
-		type = "text/html; charset=utf-8";
-		fprintf(f, "<html><body><h1>roceccd</h1><ul>"
-			   "<li><a href=\"/metrics\">/metrics</a></li>"
-			   "<li><a href=\"/flows\">/flows</a></li>"
-			   "<li><a href=\"/flows.json\">/flows.json</a></li>"
-			   "<li><a href=\"/events.json\">/events.json</a></li>"
-			   "<li><a href=\"/config\">/config</a></li>"
-			   "</ul></body></html>\n");
-	} else {
-		code = MHD_HTTP_NOT_FOUND;
-		fprintf(f, "not found: %s (try /metrics, /flows, /flows.json, /events.json, /config)\n", url);
-	}
+	type = rd_http_page(rd, conn, url, &snap, f, &code);
 	pthread_mutex_unlock(&rd->lock);
 	rd_snap_free(&snap);
 	fclose(f);
