@@ -80,12 +80,19 @@ static bool is_control(const unsigned char *s, size_t len)
 	       (len == 2 && s[0] == 0xc2 && s[1] < 0xa0);
 }
 
+enum text_kind {
+	TEXT_UTF8,	/* valid UTF-8, nothing else changed */
+	TEXT_PROM,	/* a Prometheus label value */
+	TEXT_LINE,	/* no control character at all */
+};
+
 /*
- * @in into @out as valid UTF-8; with @prom, as a Prometheus label value.
- * At most @n - 1 bytes, whole characters and escapes only.
+ * @in into @out as valid UTF-8, as @kind says. At most @n - 1 bytes, whole
+ * characters and escapes only.
  */
-static void text_out(const char *in, char *out, size_t n, bool prom)
+static void text_out(const char *in, char *out, size_t n, enum text_kind kind)
 {
+	bool prom = kind == TEXT_PROM;
 	const unsigned char *s = (const unsigned char *)in;
 	const char *rep;
 	size_t o = 0, len, w;
@@ -96,7 +103,8 @@ static void text_out(const char *in, char *out, size_t n, bool prom)
 		len = utf8_len(s);
 		rep = (const char *)s;
 		w = len;
-		if (!len || (prom && is_control(s, len) && *s != '\n')) {
+		if (!len || (kind != TEXT_UTF8 && is_control(s, len) &&
+			     !(prom && *s == '\n'))) {
 			rep = U_FFFD;
 			w = 3;
 		} else if (prom && (*s == '\\' || *s == '"' || *s == '\n')) {
@@ -113,13 +121,19 @@ static void text_out(const char *in, char *out, size_t n, bool prom)
 
 char *rd_utf8_repair(const char *in, char *out, size_t n)
 {
-	text_out(in, out, n, false);
+	text_out(in, out, n, TEXT_UTF8);
 	return out;
 }
 
 void rd_prom_escape(const char *in, char *out, size_t n)
 {
-	text_out(in, out, n, true);
+	text_out(in, out, n, TEXT_PROM);
+}
+
+char *rd_text_line(const char *in, char *out, size_t n)
+{
+	text_out(in, out, n, TEXT_LINE);
+	return out;
 }
 
 struct json_object *rd_json_str(const char *in)

@@ -41,7 +41,10 @@ int rd_flow_name(char *buf, size_t n, const char *comm, uint32_t pid,
  *    U+009F) written as U+FFFD too, so that a line of /metrics is one
  *    line of printable text;
  *  - a JSON string (rd_json_str()) keeps control characters, which json-c
- *    escapes (\u0001), as it does quotes and backslashes.
+ *    escapes (\u0001), as it does quotes and backslashes;
+ *  - a name in a line of text for people (rd_text_line(): /flows, the
+ *    tables of rocecc latency and top) has every control character,
+ *    newline included, written as U+FFFD.
  *
  * Worst case, one byte becomes three: RD_TEXT_MAX(n) holds any name of n
  * bytes.
@@ -59,6 +62,9 @@ char *rd_utf8_repair(const char *in, char *out, size_t n);
  * a character or an escape cut).
  */
 void rd_prom_escape(const char *in, char *out, size_t n);
+
+/* A name for a line of text, as above; returns @out. */
+char *rd_text_line(const char *in, char *out, size_t n);
 
 /* A new json-c string of @in as valid UTF-8 (NULL: JSON null). */
 struct json_object;

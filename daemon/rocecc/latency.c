@@ -9,6 +9,7 @@
 
 #include "flows.h"
 #include "latency.h"
+#include "lib/format.h"
 #include "lib/http_get.h"
 #include "lib/parse.h"
 
@@ -47,13 +48,14 @@ void cli_latency_table(FILE *f, json_object *flows)
 		"MSGS", "MCT_P50", "MCT_P99", "MCT_P999", "RTT_P50", "RTT_P99",
 		"RTT_P999");
 	for (i = 0; i < n; i++) {
-		json_object *fl = json_object_array_get_idx(flows, i), *v;
+		json_object *fl = json_object_array_get_idx(flows, i);
 		double msgs = cli_flow_num(fl, "message_completion", "samples");
+		const char *name = cli_flow_str(fl, "flow");
+		const char *dev = cli_flow_str(fl, "dev");
+		char s[512];
 
-		json_object_object_get_ex(fl, "flow", &v);
-		fprintf(f, "%-40s", json_object_get_string(v) ?: "?");
-		json_object_object_get_ex(fl, "dev", &v);
-		fprintf(f, " %-8s", json_object_get_string(v) ?: "?");
+		fprintf(f, "%-40s", *name ? rd_text_line(name, s, sizeof(s)) : "?");
+		fprintf(f, " %-8s", *dev ? rd_text_line(dev, s, sizeof(s)) : "?");
 		fprintf(f, " %9.0f", msgs < 0 ? 0 : msgs);
 		us(f, fl, "message_completion", "p50_us");
 		us(f, fl, "message_completion", "p99_us");

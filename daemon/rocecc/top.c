@@ -245,10 +245,11 @@ static void put_groups(FILE *f, json_object *flow)
 		n = json_object_array_length(g);
 		for (i = 0; i < n; i++) {
 			const char *s = json_object_get_string(json_object_array_get_idx(g, i));
+			char t[512];
 
 			if (!s || !*s)
 				continue;
-			fprintf(f, "%s%s", any ? "," : "", s);
+			fprintf(f, "%s%s", any ? "," : "", rd_text_line(s, t, sizeof(t)));
 			any = true;
 		}
 	}
@@ -296,9 +297,13 @@ void cli_top_print(FILE *f, const struct cli_top_view *v, json_object *flows)
 			    json_object_get_boolean(s);
 		size_t r;
 
+		const char *name = cli_flow_str(fl, "flow");
+		const char *dev = cli_flow_str(fl, "dev");
+		char s1[512], s2[512];
+
 		fprintf(f, "%c %-40s %-8s", slow ? '!' : ' ',
-			*cli_flow_str(fl, "flow") ? cli_flow_str(fl, "flow") : "?",
-			*cli_flow_str(fl, "dev") ? cli_flow_str(fl, "dev") : "?");
+			*name ? rd_text_line(name, s1, sizeof(s1)) : "?",
+			*dev ? rd_text_line(dev, s2, sizeof(s2)) : "?");
 		for (r = 0; r < TOP_NRATES; r++)
 			put_num(f, 9, cli_flow_num(fl, "rates", top_rates[r].name));
 		put_num(f, 9, cli_flow_num(fl, "message_completion", "p50_us"));

@@ -200,11 +200,13 @@ void rd_text_flow(struct rd *rd, const struct rd_flow_view *v,
 		  const struct flowmon_flow *f, void *arg)
 {
 	const struct rd_fstate *st = rd_fstate_find(rd, &v->key);
+	char name[RD_TEXT_MAX(sizeof(v->name))], dev[RD_TEXT_MAX(sizeof(v->dev))];
 	FILE *out = arg;
 	unsigned int i;
 
 	fprintf(out, "%c %-40s %-8s %9" PRIu64, st && st->straggler ? '!' : ' ',
-		v->name, v->dev,
+		rd_text_line(v->name, name, sizeof(name)),
+		rd_text_line(v->dev, dev, sizeof(dev)),
 		rd_hist_count(f->mct.bucket));
 	for (i = 0; i < 3; i++)
 		rd_us(out, &f->mct, rd_ppm[i]);

@@ -66,6 +66,10 @@ static void test_escape(void)
 	rd_prom_escape("\xff", out, 3);
 	tap_is_str(out, "", "nor a replacement character");
 
+	tap_is_str(rd_text_line("a\"b\\c\nd\x01" "e\xff", out, sizeof(out)),
+		   "a\"b\\c" FFFD "d" FFFD "e" FFFD,
+		   "rd_text_line(): quotes stay, every control character U+FFFD");
+
 	/* JSON strings keep control characters; only bad bytes change */
 	tap_is_str(rd_utf8_repair("a\x01\n\xff\"\\", out, sizeof(out)),
 		   "a\x01\n" FFFD "\"\\", "rd_utf8_repair() keeps control characters");

@@ -59,6 +59,21 @@ static void test_sort_table(void)
 		       "sort rtt: equal values by name");
 		json_object_put(t);
 	}
+	{
+		json_object *t = json_tokener_parse(
+			"[ { \"flow\": \"x\\ny\\u0001 1 -> 10.0.0.9:1\", \"dev\": \"d\\t\" } ]");
+		char *b = NULL;
+		size_t n = 0;
+		FILE *m = open_memstream(&b, &n);
+
+		cli_latency_table(m, t);
+		fclose(m);
+		tap_ok(b && strstr(b, "\nx\xef\xbf\xbdy\xef\xbf\xbd 1 -> 10.0.0.9:1") &&
+		       strstr(b, " d\xef\xbf\xbd ") && !strchr(b, '\t'),
+		       "a name with a newline and control characters: one line");
+		free(b);
+		json_object_put(t);
+	}
 
 	f = open_memstream(&buf, &len);
 	cli_latency_table(f, a);
