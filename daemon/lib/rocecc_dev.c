@@ -4,10 +4,10 @@
  */
 #include <errno.h>
 #include <string.h>
-#include <linux/genetlink.h>
 
 #include "parse.h"
 #include "rocecc_dev.h"
+#include "rocecc_nl.h"
 
 /* An unsigned attribute of width 1, 4 or 8 into @v; its width, or 0. */
 static uint8_t attr_uint(const struct nlattr *a, uint64_t *v)
@@ -78,58 +78,23 @@ static void parse_pfc(const struct nlattr *nest, struct rocecc_dev_info *d)
 	}
 }
 
-static int attr_cb(const struct nlattr *a, void *data)
-{
-	struct rocecc_dev_info *d = data;
-	unsigned int type = mnl_attr_get_type(a);
-	enum mnl_attr_data_type want;
-
-	switch (type) {
-	case ROCECC_A_DEV_IFINDEX:
-		want = MNL_TYPE_U32;
-		break;
-	case ROCECC_A_DEV_NAME:
-		want = MNL_TYPE_NUL_STRING;
-		break;
-	case ROCECC_A_DEV_SW_DCB:
-		want = MNL_TYPE_U8;
-		break;
-	case ROCECC_A_STATS:
-	case ROCECC_A_PFC:
-		want = MNL_TYPE_NESTED;
-		break;
-	default:
-		return MNL_CB_OK;	/* not of DEV_GET, or newer */
-	}
-	if (mnl_attr_validate(a, want) < 0) {
-		d->bad_attr = type;
-		return MNL_CB_ERROR;
-	}
-	switch (type) {
-	case ROCECC_A_DEV_IFINDEX:
-		d->ifindex = mnl_attr_get_u32(a);
-		break;
-	case ROCECC_A_DEV_NAME:
-		d->name = mnl_attr_get_str(a);
-		break;
-	case ROCECC_A_DEV_SW_DCB:
-		d->sw_dcb = !!mnl_attr_get_u8(a);
-		break;
-	case ROCECC_A_STATS:
-		parse_stats(a, d);
-		break;
-	case ROCECC_A_PFC:
-		parse_pfc(a, d);
-		break;
-	}
-	return MNL_CB_OK;
-}
-
 int rocecc_dev_parse(const struct nlmsghdr *nlh, struct rocecc_dev_info *d)
 {
+	const struct nlattr *tb[ROCECC_A_MAX + 1];
+
 	memset(d, 0, sizeof(*d));
 	d->sw_dcb = -1;
-	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), attr_cb, d) < 0)
+	if (rnl_parse(nlh, tb, &d->bad_attr))
 		return -EBADMSG;
+	if (tb[ROCECC_A_DEV_IFINDEX])
+		d->ifindex = mnl_attr_get_u32(tb[ROCECC_A_DEV_IFINDEX]);
+	if (tb[ROCECC_A_DEV_NAME])
+		d->name = mnl_attr_get_str(tb[ROCECC_A_DEV_NAME]);
+	if (tb[ROCECC_A_DEV_SW_DCB])
+		d->sw_dcb = !!mnl_attr_get_u8(tb[ROCECC_A_DEV_SW_DCB]);
+	if (tb[ROCECC_A_STATS])
+		parse_stats(tb[ROCECC_A_STATS], d);
+	if (tb[ROCECC_A_PFC])
+		parse_pfc(tb[ROCECC_A_PFC], d);
 	return 0;
 }

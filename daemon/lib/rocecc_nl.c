@@ -137,6 +137,60 @@ int rnl_talk(struct rnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 	return run.err ? run.err : ret;
 }
 
+/* --- attributes ---------------------------------------------------------- */
+
+struct rnl_attrs {
+	const struct nlattr **tb;
+	unsigned int bad;
+};
+
+static int rnl_attr_cb(const struct nlattr *a, void *data)
+{
+	struct rnl_attrs *at = data;
+	unsigned int type = mnl_attr_get_type(a);
+	enum mnl_attr_data_type want;
+
+	switch (type) {
+	case ROCECC_A_DEV_IFINDEX:
+	case ROCECC_A_PROFILE:
+		want = MNL_TYPE_U32;
+		break;
+	case ROCECC_A_DEV_NAME:
+		want = MNL_TYPE_NUL_STRING;
+		break;
+	case ROCECC_A_DEV_SW_DCB:
+		want = MNL_TYPE_U8;
+		break;
+	case ROCECC_A_PARAMS:
+	case ROCECC_A_STATS:
+	case ROCECC_A_FLOW:
+	case ROCECC_A_PFC:
+		want = MNL_TYPE_NESTED;
+		break;
+	default:
+		return MNL_CB_OK;	/* newer kernel: ignore */
+	}
+	if (mnl_attr_validate(a, want) < 0) {
+		at->bad = type;
+		return MNL_CB_ERROR;
+	}
+	at->tb[type] = a;
+	return MNL_CB_OK;
+}
+
+int rnl_parse(const struct nlmsghdr *nlh,
+	      const struct nlattr *tb[ROCECC_A_MAX + 1], unsigned int *bad)
+{
+	struct rnl_attrs at = { .tb = tb };
+
+	memset(tb, 0, sizeof(*tb) * (ROCECC_A_MAX + 1));
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), rnl_attr_cb, &at) < 0) {
+		*bad = at.bad;
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 /* --- family resolution ---------------------------------------------------- */
 
 struct rnl_family {

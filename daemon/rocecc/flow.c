@@ -15,7 +15,6 @@
 #include <time.h>
 #include <json-c/json.h>
 #include <libmnl/libmnl.h>
-#include <linux/genetlink.h>
 
 #include <uapi/linux/rocecc.h>
 
@@ -74,23 +73,6 @@ static int flow_attr_cb(const struct nlattr *a, void *data)
 	    mnl_attr_validate(a, want) < 0)
 		return MNL_CB_OK;	/* malformed: leave it out */
 	f->tb[t] = a;
-	return MNL_CB_OK;
-}
-
-static int top_attr_cb(const struct nlattr *a, void *data)
-{
-	struct flow *f = data;
-
-	switch (mnl_attr_get_type(a)) {
-	case ROCECC_A_DEV_IFINDEX:
-		if (!mnl_attr_validate(a, MNL_TYPE_U32))
-			f->ifindex = mnl_attr_get_u32(a);
-		break;
-	case ROCECC_A_FLOW:
-		if (!mnl_attr_validate(a, MNL_TYPE_NESTED))
-			mnl_attr_parse_nested(a, flow_attr_cb, f);
-		break;
-	}
 	return MNL_CB_OK;
 }
 
@@ -255,12 +237,19 @@ static void flow_text(struct flow_ctx *c, const struct flow *f,
 	       ago(c, u64_of(f, ROCECC_FLOW_A_LAST_CNP_TX), b3, sizeof(b3)));
 }
 
-/* Parse one message of a flow; -1 if it carries none. */
+/* Parse one message of a flow; -1 if it carries none or is malformed. */
 static int flow_parse(const struct nlmsghdr *nlh, struct flow *f,
 		      char name[IF_NAMESIZE])
 {
+	const struct nlattr *tb[ROCECC_A_MAX + 1];
+	unsigned int bad;
+
 	memset(f, 0, sizeof(*f));
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_attr_cb, f);
+	if (rnl_parse(nlh, tb, &bad) || !tb[ROCECC_A_FLOW])
+		return -1;
+	if (tb[ROCECC_A_DEV_IFINDEX])
+		f->ifindex = mnl_attr_get_u32(tb[ROCECC_A_DEV_IFINDEX]);
+	mnl_attr_parse_nested(tb[ROCECC_A_FLOW], flow_attr_cb, f);
 	if (!f->tb[ROCECC_FLOW_A_RADDR])
 		return -1;
 	if (!if_indextoname(f->ifindex, name))
