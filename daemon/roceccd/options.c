@@ -39,6 +39,7 @@ static void rd_options(struct option *opts, char *shortopts)
 	static const struct option own[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'C' },
+		{ "list-metrics", no_argument, NULL, 'M' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "pidfile", required_argument, NULL, 'P' },
 		{ "hw-root", required_argument, NULL, 'R' },
@@ -94,6 +95,9 @@ int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 			break;
 		case 'C':
 			cl->check = true;
+			break;
+		case 'M':
+			cl->list = true;
 			break;
 		case 'f':
 			cl->foreground = true;

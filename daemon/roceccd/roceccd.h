@@ -19,9 +19,11 @@
 #include <stdio.h>
 #include <time.h>
 #include <net/if.h>
+#include <sys/types.h>
 #include <json-c/json.h>
 
 #include "config.h"
+#include "families.h"
 #include "flowmon.h"
 #include "lib/dcbnl.h"
 #include "lib/format.h"
@@ -148,6 +150,16 @@ struct rd_fstate {
 	bool seen;
 };
 
+/*
+ * An event of /events.json as json-c wrote it when it happened,
+ * {"seq":N,"time":"...","type":"...",...}; NULL: none, or it could not be
+ * stored (out of memory).
+ */
+struct rd_event {
+	uint64_t seq;
+	char *json;
+};
+
 /* The events of /events.json, the newest this many */
 #define RD_EVENTS	256	/* power of two */
 
@@ -180,8 +192,7 @@ struct rd {
 	struct rd_fstate *fs;	/* sorted by key */
 	size_t nfs, capfs;
 	unsigned int nstragglers;
-	json_object *ev[RD_EVENTS];	/* by seq % RD_EVENTS: an
-					 * object {seq, time, type, ...} */
+	struct rd_event ev[RD_EVENTS];	/* by seq % RD_EVENTS */
 	uint64_t ev_seq;	/* seq of the newest event; 0: none yet */
 	uint64_t polls, poll_errors;
 	uint64_t reloads, reload_errors;
@@ -232,7 +243,8 @@ struct rd_snap {
 /* The per-flow counters of struct flowmon_flow, as exported */
 struct rd_counter {
 	size_t off;
-	const char *name, *help;
+	const char *name;	/* /flows.json key */
+	enum rd_family fam;	/* /metrics family */
 };
 
 /* roceccd.c */
@@ -248,18 +260,32 @@ void rd_log(int level, const char *fmt, ...)
 /*
  * Record an event for /events.json: @type and its members, each a name and
  * a json-c value (the event takes it; strings from outside through
- * rd_json_str()), the list ended by NULL. Under rd->lock.
+ * rd_json_str()), the list ended by NULL. json-c writes it at once into
+ * the ring (RD_EVENTS slots by seq). Under rd->lock.
  */
 void rd_event(struct rd *rd, const char *type, ...)
 	__attribute__((sentinel));
-/*
- * /events.json: {"last": the newest seq, "events": [those after @since,
- * oldest first]}. Under rd->lock; the caller puts it.
- */
-json_object *rd_events_json(const struct rd *rd, uint64_t since);
-void rd_events_free(struct rd *rd);
 /* A JSON number written with printf format @fmt ("%.1f") */
 json_object *rd_jfixed(double v, const char *fmt);
+void rd_events_free(struct rd *rd);
+/*
+ * /events.json?since=N, in three steps: the value of since (a decimal
+ * 0..2^64-1, digits only; 0, -EINVAL or -ERANGE); the events of @ring
+ * (RD_EVENTS slots, @newest the newest seq, 0 if none) after @since,
+ * oldest first, copied into @out (at most @max), each once: none if @since
+ * is at or past @newest; *@lost counts those after @since that the ring no
+ * longer holds (or could not store); then their JSON,
+ * {"last":newest,"lost":lost,"events":[...]}, by json-c. The copy is
+ * taken under rd->lock, the JSON made outside it; rd_events_put() frees
+ * the copy.
+ */
+int rd_event_since(const char *s, uint64_t *since);
+size_t rd_events_after(const struct rd_event *ring, uint64_t newest,
+		       uint64_t since, struct rd_event *out, size_t max,
+		       uint64_t *lost);
+void rd_events_put(struct rd_event *e, size_t n);
+void rd_events_json(FILE *f, uint64_t newest, uint64_t lost,
+		    const struct rd_event *e, size_t n);
 
 /* options.c */
 struct rd_cmdline {
@@ -268,6 +294,7 @@ struct rd_cmdline {
 	const char *hw_root;	/* --hw-root, tests only */
 	bool foreground;
 	bool check;		/* --check-config */
+	bool list;		/* --list-metrics */
 	bool help;
 };
 int rd_cmdline(struct rd_conf *c, int argc, char **argv,
@@ -283,6 +310,16 @@ void rd_reload(struct rd *rd);
 
 /* bpf.c */
 int rd_bpf_load(struct rd *rd);
+
+/* pins.c */
+/*
+ * Whether pin directory @dir and the pins named @pins in it (those that
+ * exist) may be adopted: real directory and regular files, owned by root
+ * or @euid, not writable by group or others. 0, or -EPERM (or -errno of
+ * lstat) with the reason, naming the path, in @why.
+ */
+int rd_pin_dir_check(const char *dir, const char *const *pins, size_t npins,
+		     uid_t euid, char *why, size_t n);
 
 /* http.c */
 int rd_listen(const char *addr, uint16_t port);
