@@ -48,6 +48,8 @@ struct key_type {
 		       unsigned int id, char *buf, size_t n);
 	/* -1 in an integer field for "not set" (rd_conf_defaults()) */
 	bool clear_minus_one;
+	/* string types: the word for "" ("none"); NULL: "" is not set */
+	const char *empty;
 };
 
 /* A name and its value, for the word types (T_WORD). */
@@ -248,11 +250,14 @@ static bool uint_format(const struct rd_conf *c, const struct key *k,
 }
 
 static const struct key_type T_UINT = {
-	uint_parse, uint_format, false,
+	.parse = uint_parse,
+	.format = uint_format,
 };
 /* the same, -1 for not set */
 static const struct key_type T_UINT_OPT = {
-	uint_parse, uint_format, true,
+	.parse = uint_parse,
+	.format = uint_format,
+	.clear_minus_one = true,
 };
 
 /* T_WORD: one of the key's words (or a boolean, with k->bools). */
@@ -295,11 +300,14 @@ static bool word_format(const struct rd_conf *c, const struct key *k,
 }
 
 static const struct key_type T_WORD = {
-	word_parse, word_format, false,
+	.parse = word_parse,
+	.format = word_format,
 };
 /* the same, -1 for not set */
 static const struct key_type T_WORD_OPT = {
-	word_parse, word_format, true,
+	.parse = word_parse,
+	.format = word_format,
+	.clear_minus_one = true,
 };
 
 static const struct word W_BOOL[] = {
@@ -336,7 +344,21 @@ static bool time_format(const struct rd_conf *c, const struct key *k,
 	return true;
 }
 
-static const struct key_type T_TIME = { time_parse, time_format, false };
+static const struct key_type T_TIME = {
+	.parse = time_parse,
+	.format = time_format,
+};
+
+/* The string types: the field; "" is the type's word for it, or not set. */
+static bool text_format(const struct rd_conf *c, const struct key *k,
+			unsigned int id, char *buf, size_t n)
+{
+	const char *s = CFIELD(c, k);
+
+	(void)id;
+	snprintf(buf, n, "%s", *s || !k->type->empty ? s : k->type->empty);
+	return *buf;
+}
 
 /* T_PATH: "none" (""), or an absolute path that fits the field. */
 static int path_parse(struct rd_conf *c, const struct key *k, unsigned int id,
@@ -359,18 +381,11 @@ static int path_parse(struct rd_conf *c, const struct key *k, unsigned int id,
 	return 0;
 }
 
-/* T_PATH: "" is written "none". */
-static bool path_format(const struct rd_conf *c, const struct key *k,
-			unsigned int id, char *buf, size_t n)
-{
-	const char *s = CFIELD(c, k);
-
-	(void)id;
-	snprintf(buf, n, "%s", *s ? s : "none");
-	return true;
-}
-
-static const struct key_type T_PATH = { path_parse, path_format, false };
+static const struct key_type T_PATH = {
+	.parse = path_parse,
+	.format = text_format,
+	.empty = "none",
+};
 
 /* What the kernel's dev_valid_name() accepts. */
 static bool valid_ifname(const char *s, size_t n)
@@ -451,19 +466,10 @@ static int devices_parse(struct rd_conf *c, const struct key *k,
 	return 0;
 }
 
-/* T_DEVICES: "" is written "all". */
-static bool devices_format(const struct rd_conf *c, const struct key *k,
-			   unsigned int id, char *buf, size_t n)
-{
-	const char *s = CFIELD(c, k);
-
-	(void)id;
-	snprintf(buf, n, "%s", *s ? s : "all");
-	return true;
-}
-
 static const struct key_type T_DEVICES = {
-	devices_parse, devices_format, false,
+	.parse = devices_parse,
+	.format = text_format,
+	.empty = "all",
 };
 
 /* T_LISTEN: an IPv4 or IPv6 address literal. */
@@ -482,17 +488,9 @@ static int listen_parse(struct rd_conf *c, const struct key *k,
 	return 0;
 }
 
-/* T_LISTEN, T_HOST: the string; "" is not set. */
-static bool text_format(const struct rd_conf *c, const struct key *k,
-			unsigned int id, char *buf, size_t n)
-{
-	(void)id;
-	snprintf(buf, n, "%s", CFIELD(c, k));
-	return *buf;
-}
-
 static const struct key_type T_LISTEN = {
-	listen_parse, text_format, false,
+	.parse = listen_parse,
+	.format = text_format,
 };
 
 /* T_HOST: a host name of policy/rankmap.h. */
@@ -508,7 +506,10 @@ static int host_parse(struct rd_conf *c, const struct key *k, unsigned int id,
 	return 0;
 }
 
-static const struct key_type T_HOST = { host_parse, text_format, false };
+static const struct key_type T_HOST = {
+	.parse = host_parse,
+	.format = text_format,
+};
 
 /* T_PORT: rd_parse_port(). */
 static int port_parse(struct rd_conf *c, const struct key *k, unsigned int id,
@@ -522,7 +523,10 @@ static int port_parse(struct rd_conf *c, const struct key *k, unsigned int id,
 	return 0;
 }
 
-static const struct key_type T_PORT = { port_parse, uint_format, false };
+static const struct key_type T_PORT = {
+	.parse = port_parse,
+	.format = uint_format,
+};
 
 /* T_OCTAVE: buckets per power of two, rd_valid_per_octave(). */
 static int octave_parse(struct rd_conf *c, const struct key *k,
@@ -540,7 +544,8 @@ static int octave_parse(struct rd_conf *c, const struct key *k,
 }
 
 static const struct key_type T_OCTAVE = {
-	octave_parse, uint_format, false,
+	.parse = octave_parse,
+	.format = uint_format,
 };
 
 /* T_FACTOR: a number above 1, at most 1000. */
@@ -576,7 +581,8 @@ static bool double_format(const struct rd_conf *c, const struct key *k,
 }
 
 static const struct key_type T_FACTOR = {
-	factor_parse, double_format, false,
+	.parse = factor_parse,
+	.format = double_format,
 };
 
 /* T_LENGTH: a cable length, dcbnl_parse_length(). */
@@ -595,7 +601,8 @@ static int length_parse(struct rd_conf *c, const struct key *k,
 }
 
 static const struct key_type T_LENGTH = {
-	length_parse, double_format, false,
+	.parse = length_parse,
+	.format = double_format,
 };
 
 /* T_SPEED: "auto" (0), or dcbnl_parse_speed() in Mb/s. */
@@ -613,7 +620,10 @@ static int speed_parse(struct rd_conf *c, const struct key *k,
 	return 0;
 }
 
-static const struct key_type T_SPEED = { speed_parse, uint_format, false };
+static const struct key_type T_SPEED = {
+	.parse = speed_parse,
+	.format = uint_format,
+};
 
 /* T_SIZE: bytes, dcbnl_parse_size(), into a uint32_t. */
 static int size_parse(struct rd_conf *c, const struct key *k, unsigned int id,
@@ -642,7 +652,10 @@ static bool u32_format(const struct rd_conf *c, const struct key *k,
 	return true;
 }
 
-static const struct key_type T_SIZE = { size_parse, u32_format, false };
+static const struct key_type T_SIZE = {
+	.parse = size_parse,
+	.format = u32_format,
+};
 
 /*
  * T_LATENCY: an integer with a unit, "500us", "2ms", "1s", 1 us to 60 s,
@@ -700,7 +713,8 @@ static bool latency_format(const struct rd_conf *c, const struct key *k,
 }
 
 static const struct key_type T_LATENCY = {
-	latency_parse, latency_format, false,
+	.parse = latency_parse,
+	.format = latency_format,
 };
 
 /* T_PRIOS: [pfc] priorities, a list like 3,4, or none. */
@@ -731,7 +745,10 @@ static bool prios_format(const struct rd_conf *c, const struct key *k,
 	return true;
 }
 
-static const struct key_type T_PRIOS = { prios_parse, prios_format, false };
+static const struct key_type T_PRIOS = {
+	.parse = prios_parse,
+	.format = prios_format,
+};
 
 /* T_P2B: [pfc] prio2buffer, PRIO:BUFFER pairs. */
 static int p2b_parse(struct rd_conf *c, const struct key *k, unsigned int id,
@@ -770,7 +787,10 @@ static bool p2b_format(const struct rd_conf *c, const struct key *k,
 	return c->pfc_p2b_mask;
 }
 
-static const struct key_type T_P2B = { p2b_parse, p2b_format, false };
+static const struct key_type T_P2B = {
+	.parse = p2b_parse,
+	.format = p2b_format,
+};
 
 /* T_BUFSIZE: [pfc] buffer_size, auto or BUFFER:SIZE pairs. */
 static int bufsize_parse(struct rd_conf *c, const struct key *k,
@@ -815,7 +835,8 @@ static bool bufsize_format(const struct rd_conf *c, const struct key *k,
 }
 
 static const struct key_type T_BUFSIZE = {
-	bufsize_parse, bufsize_format, false,
+	.parse = bufsize_parse,
+	.format = bufsize_format,
 };
 
 /* T_PARAM: module parameter @id, decimal or 0x hex, in its range. */
@@ -858,7 +879,10 @@ static bool param_format(const struct rd_conf *c, const struct key *k,
 	return false;
 }
 
-static const struct key_type T_PARAM = { param_parse, param_format, false };
+static const struct key_type T_PARAM = {
+	.parse = param_parse,
+	.format = param_format,
+};
 
 /* ---- the keys ---------------------------------------------------------------- */
 
