@@ -742,19 +742,12 @@ static struct json_object *jflow(const struct rg_run *r, unsigned int i,
 				 double el)
 {
 	const struct rg_flow *f = &r->flows[i];
-	struct json_object *q = json_object_new_object();
+	struct json_object *q = jflow_counts(f, i);
 	struct json_object *s = json_object_new_array();
 	struct json_object *e, *rm;
 	size_t k;
 
-	jadd_int(q, "index", i);
-	jadd_int(q, "local_qpn", f->qp ? f->qp->qp_num : 0);
-	jadd_int(q, "remote_qpn", f->rqpn);
-	jadd_int(q, "messages", f->completed);
-	jadd_int(q, "bytes", f->bytes);
 	jadd_int(q, "posted", f->posted);
-	jadd_int(q, "errors", f->errors);
-	json_object_object_add(q, "error_status", jerrors(f));
 	json_object_object_add(q, "mbit",
 			       jdouble(el > 0 ? f->bytes * 8 / el / 1e6 : 0));
 	if (r->o->rate_bps) {

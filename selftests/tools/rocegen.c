@@ -870,6 +870,20 @@ struct json_object *jerrors(const struct rg_flow *f)
 	return e;
 }
 
+struct json_object *jflow_counts(const struct rg_flow *f, unsigned int i)
+{
+	struct json_object *q = json_object_new_object();
+
+	jadd_int(q, "index", i);
+	jadd_int(q, "local_qpn", f->qp ? f->qp->qp_num : 0);
+	jadd_int(q, "remote_qpn", f->rqpn);
+	jadd_int(q, "messages", f->completed);
+	jadd_int(q, "bytes", f->bytes);
+	jadd_int(q, "errors", f->errors);
+	json_object_object_add(q, "error_status", jerrors(f));
+	return q;
+}
+
 void jadd_int(struct json_object *o, const char *k, uint64_t v)
 {
 	json_object_object_add(o, k, json_object_new_int64((int64_t)v));
