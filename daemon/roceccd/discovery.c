@@ -99,6 +99,16 @@ static void rd_keep_dev_qps(struct rd *rd, const char *dev)
 			rd->qps[i].seen = true;
 }
 
+/* The @what dump of @d failed (-@err): logged, counted; its QPs are kept. */
+static void rd_dump_failed(struct rd *rd, const struct rdma_nl_dev *d,
+			   const char *what, int err)
+{
+	rd_log(LOG_WARN_, "%s: %s dump failed: %s", d->name, what,
+	       strerror(-err));
+	rd->poll_errors++;
+	rd_keep_dev_qps(rd, d->name);
+}
+
 /*
  * The entry of QP @q on @port: the one we have (afresh if its number came
  * back for a new QP), or a new one; NULL without memory.
@@ -188,10 +198,7 @@ static void rd_learn_qps(struct rd *rd, const struct rdma_nl_dev *d,
 
 	err = rdma_nl_qps(&rd->nl, d->index, &qps, &n);
 	if (err) {
-		rd_log(LOG_WARN_, "%s: QP dump failed: %s", d->name,
-		       strerror(-err));
-		rd->poll_errors++;
-		rd_keep_dev_qps(rd, d->name);
+		rd_dump_failed(rd, d, "QP", err);
 		return;
 	}
 	for (i = 0; i < n; i++) {
@@ -318,10 +325,7 @@ static void rd_poll_dev(struct rd *rd, const struct rdma_nl_dev *d)
 
 	err = rdma_nl_ports(&rd->nl, d->index, &ports, &nports);
 	if (err) {
-		rd_log(LOG_WARN_, "%s: port dump failed: %s", d->name,
-		       strerror(-err));
-		rd->poll_errors++;
-		rd_keep_dev_qps(rd, d->name);
+		rd_dump_failed(rd, d, "port", err);
 		for (j = 0; j < rd->nnds; j++)
 			if (!strcmp(rd->nds[j].dev, d->name))
 				rd->nds[j].seen = true;
