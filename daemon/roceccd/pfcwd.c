@@ -726,14 +726,15 @@ void rd_pfcwd_release(struct rd *rd, struct rd_netdev *nd)
 
 /* ---- /metrics -------------------------------------------------------------- */
 
-void rd_pfcwd_metrics(struct rd *rd, FILE *f)
+/* The watchdog's families: per netdev and watched priority. */
+static void rd_wd_metrics(struct rd *rd, FILE *f)
 {
 	static const enum rd_family wfam[] = {
 		RDF_PFCWD_STATE, RDF_PFCWD_STORMS, RDF_PFCWD_RESTORATIONS,
 		RDF_PFCWD_PFC_DISABLED,
 	};
 	char esc[2 * IF_NAMESIZE];
-	unsigned int k, p, b;
+	unsigned int k, p;
 	size_t i;
 
 	for (k = 0; k < sizeof(wfam) / sizeof(wfam[0]); k++) {
@@ -757,6 +758,15 @@ void rd_pfcwd_metrics(struct rd *rd, FILE *f)
 			}
 		}
 	}
+}
+
+/* The buffer tuner's families: per netdev and tuned buffer. */
+static void rd_tune_metrics(struct rd *rd, FILE *f)
+{
+	char esc[2 * IF_NAMESIZE];
+	unsigned int b;
+	size_t i;
+
 	rd_prom_family(f, RDF_PFCTUNE_BUFFER_BYTES);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
@@ -819,4 +829,10 @@ void rd_pfcwd_metrics(struct rd *rd, FILE *f)
 		fprintf(f, "%s{netdev=\"%s\"} %.9f\n", rd_fam(RDF_PFCTUNE_TAIL),
 			esc, (double)nd->tail_ns / 1e9);
 	}
+}
+
+void rd_pfcwd_metrics(struct rd *rd, FILE *f)
+{
+	rd_wd_metrics(rd, f);
+	rd_tune_metrics(rd, f);
 }
