@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <libmnl/libmnl.h>
 #include <linux/pkt_sched.h>
@@ -16,6 +17,7 @@
 #include "flowmon.skel.h"
 
 #include "lib/nlsock.h"
+#include "lib/qdisc.h"
 #include "roceccd.h"
 
 /* Our filters' priority and handle on both clsact hooks */
@@ -82,39 +84,18 @@ static int rd_count_filters(uint32_t ifindex, uint32_t parent)
 	return err ? err : (int)c.n;
 }
 
-struct root_kind {
-	uint32_t ifindex;
-	char kind[32];
-};
-
-static int root_kind_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
-	struct root_kind *r = data;
-	struct nlattr *a;
-
-	if (nlh->nlmsg_type != RTM_NEWQDISC ||
-	    (uint32_t)tcm->tcm_ifindex != r->ifindex ||
-	    tcm->tcm_parent != TC_H_ROOT)
-		return MNL_CB_OK;
-	mnl_attr_for_each(a, nlh, sizeof(*tcm))
-		if (mnl_attr_get_type(a) == TCA_KIND &&
-		    !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
-			snprintf(r->kind, sizeof(r->kind), "%s",
-				 mnl_attr_get_str(a));
-	return MNL_CB_OK;
-}
-
 /* The kind of @ifindex's root qdisc ("noqueue", "fq", ...) into @kind. */
 int rd_root_kind(uint32_t ifindex, char *kind, size_t n)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct root_kind r = { .ifindex = ifindex };
+	const struct qdisc_info *root;
+	struct qdisc_info *qd = NULL;
+	size_t nqd = 0;
 	int err;
 
-	rd_tc_msg(buf, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0);
-	err = rd_rtnl((struct nlmsghdr *)buf, root_kind_cb, &r);
-	snprintf(kind, n, "%s", r.kind[0] ? r.kind : "?");
+	err = qdisc_dump(ifindex, &qd, &nqd);
+	root = err ? NULL : qdisc_root(qd, nqd);
+	snprintf(kind, n, "%s", root ? root->kind : "?");
+	free(qd);
 	return err;
 }
 
