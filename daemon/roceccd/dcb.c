@@ -377,7 +377,7 @@ void rd_dcb_metrics(struct rd *rd, FILE *f)
 	static const enum rd_family fam[] = {
 		RDF_PFC_ENABLED, RDF_PFC_REQUESTS, RDF_PFC_INDICATIONS,
 	};
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	unsigned int k;
 	size_t i;
 	int p;

@@ -270,7 +270,7 @@ bool rd_hw_pfc(struct rd *rd, const char *netdev, struct rd_mod_pfc *m)
 void rd_hw_stat_lines(struct rd *rd, FILE *f, const char *family,
 		      unsigned int stat)
 {
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	size_t i;
 
 	for (i = 0; i < rd->nhws; i++) {
@@ -297,7 +297,7 @@ bool rd_hw_has_stat(const struct rd *rd, unsigned int stat)
 
 void rd_hw_pfc_lines(struct rd *rd, FILE *f, const char *family, bool tx)
 {
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	struct hwcc_pfc pf;
 	unsigned int p;
 	size_t i;
@@ -321,7 +321,7 @@ void rd_hw_pfc_lines(struct rd *rd, FILE *f, const char *family, bool tx)
 static void hw_param_metrics(struct rd *rd, FILE *f)
 {
 	const struct rocecc_param_info *pi;
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	unsigned int id;
 	size_t i;
 
@@ -360,7 +360,7 @@ void rd_hw_metrics(struct rd *rd, FILE *f)
 		{ RDF_PFC_PAUSED, HWCC_PC_RX_PAUSE_DURATION },
 		{ RDF_PFC_PAUSING, HWCC_PC_TX_PAUSE_DURATION },
 	};
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	unsigned int k, p;
 	size_t i;
 

@@ -307,7 +307,7 @@ static int rd_mod_stat_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct rd_mod_ctx *c = data;
 	struct rocecc_dev_info d;
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	unsigned int t;
 
 	if (rocecc_dev_parse(nlh, &d) || !d.name)
@@ -333,7 +333,7 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
-		char esc[2 * IF_NAMESIZE];
+		char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 
 		rd_prom_escape(nd->name, esc, sizeof(esc));
 		fprintf(f, "%s{netdev=\"%s\"} %d\n", rd_fam(RDF_MODULE_ATTACHED),

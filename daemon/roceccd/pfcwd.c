@@ -733,7 +733,7 @@ static void rd_wd_metrics(struct rd *rd, FILE *f)
 		RDF_PFCWD_STATE, RDF_PFCWD_STORMS, RDF_PFCWD_RESTORATIONS,
 		RDF_PFCWD_PFC_DISABLED,
 	};
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	unsigned int k, p;
 	size_t i;
 
@@ -763,7 +763,7 @@ static void rd_wd_metrics(struct rd *rd, FILE *f)
 /* The buffer tuner's families: per netdev and tuned buffer. */
 static void rd_tune_metrics(struct rd *rd, FILE *f)
 {
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	unsigned int b;
 	size_t i;
 
