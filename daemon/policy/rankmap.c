@@ -263,7 +263,8 @@ static int host_add(struct rankmap *m, const char *name)
 	slot = host_slot(m, name);
 	if (*slot)
 		return *slot - 1;
-	hosts = realloc(m->hosts, (m->nhosts + 1) * sizeof(*hosts));
+	hosts = array_grow(m->hosts, &m->hosts_cap, (size_t)m->nhosts + 1,
+			   sizeof(*hosts));
 	if (!hosts)
 		return -ENOMEM;
 	m->hosts = hosts;

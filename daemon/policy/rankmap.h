@@ -100,6 +100,7 @@ struct rankmap {
 	unsigned int stride[RANKMAP_DIMS];	/* by enum rankmap_dim */
 	unsigned int nhosts;
 	char **hosts;				/* nhosts names, file order */
+	size_t hosts_cap;			/* room in hosts */
 	unsigned int *rank_host;		/* world_size host indices */
 	unsigned int *host_hash;		/* name -> index + 1, or 0 */
 	unsigned int hash_size;			/* a power of 2 */
