@@ -681,15 +681,36 @@ int dcbnl_parse_prio_list(const char *s, uint8_t *mask, struct dcbnl_perr *e)
 	return 0;
 }
 
-struct p2b {
-	uint8_t v[DCBNL_PRIOS], mask;
+/*
+ * The values of an "INDEX:VALUE ..." list by index (a priority or a
+ * buffer, 0..7; "all:" sets every one), and which indices it set.
+ */
+struct by_index {
+	uint32_t v[8];
+	uint8_t mask;
 };
+
+_Static_assert(DCBNL_PRIOS == 8 && DCBNL_BUFFERS == 8,
+	       "struct by_index holds 8 priorities or buffers");
+
+/* @v at index @i, or at every index if @i is -1 ("all"). */
+static void by_index_set(struct by_index *m, int i, uint32_t v)
+{
+	int j;
+
+	for (j = 0; j < 8; j++) {
+		if (i >= 0 && j != i)
+			continue;
+		m->v[j] = v;
+		m->mask |= 1u << j;
+	}
+}
 
 static int p2b_item(const char *it, size_t len, const char *colon,
 		    void *data, struct dcbnl_perr *e)
 {
-	struct p2b *m = data;
-	int p, b, i;
+	struct by_index *m = data;
+	int p, b;
 
 	if (!colon)
 		return perr(e, it, len, "expected PRIO:BUFFER");
@@ -700,26 +721,21 @@ static int p2b_item(const char *it, size_t len, const char *colon,
 		  false);
 	if (b < 0)
 		return perr(e, it, len, "buffer must be 0..7");
-	for (i = 0; i < DCBNL_PRIOS; i++) {
-		if (p >= 0 && i != p)
-			continue;
-		m->v[i] = (uint8_t)b;
-		m->mask |= 1u << i;
-	}
+	by_index_set(m, p, (uint32_t)b);
 	return 0;
 }
 
 int dcbnl_parse_prio2buffer(const char *s, uint8_t p2b[DCBNL_PRIOS],
 			    uint8_t *mask, struct dcbnl_perr *e)
 {
-	struct p2b m = { { 0 }, 0 };
+	struct by_index m = { { 0 }, 0 };
 	int ret = each(s, p2b_item, &m, e), i;
 
 	if (ret)
 		return ret;
 	for (i = 0; i < DCBNL_PRIOS; i++)
 		if (m.mask & 1u << i)
-			p2b[i] = m.v[i];
+			p2b[i] = (uint8_t)m.v[i];
 	*mask = m.mask;
 	return 0;
 }
@@ -754,18 +770,13 @@ int dcbnl_parse_size(const char *s, uint32_t *bytes)
 	return 0;
 }
 
-struct sizes {
-	uint32_t v[DCBNL_BUFFERS];
-	uint8_t mask;
-};
-
 static int size_item(const char *it, size_t len, const char *colon,
 		     void *data, struct dcbnl_perr *e)
 {
-	struct sizes *m = data;
+	struct by_index *m = data;
 	char num[32];
 	uint32_t v;
-	int b, i, ret;
+	int b, ret;
 
 	if (!colon)
 		return perr(e, it, len, "expected BUFFER:SIZE");
@@ -781,19 +792,14 @@ static int size_item(const char *it, size_t len, const char *colon,
 		return perr(e, it, len, "size must be at most 4294967295 bytes (4095M)");
 	if (ret)
 		return perr(e, it, len, "size must be bytes, or with K or M (1024-based)");
-	for (i = 0; i < DCBNL_BUFFERS; i++) {
-		if (b >= 0 && i != b)
-			continue;
-		m->v[i] = v;
-		m->mask |= 1u << i;
-	}
+	by_index_set(m, b, v);
 	return 0;
 }
 
 int dcbnl_parse_buffer_sizes(const char *s, uint32_t size[DCBNL_BUFFERS],
 			     uint8_t *mask, struct dcbnl_perr *e)
 {
-	struct sizes m = { { 0 }, 0 };
+	struct by_index m = { { 0 }, 0 };
 	int ret = each(s, size_item, &m, e), i;
 
 	if (ret)
