@@ -217,26 +217,38 @@ static const struct dcbmsg *reply_hdr(const struct nlmsghdr *nlh,
 	return d;
 }
 
+/*
+ * The top-level attributes of the reply @nlh to @type/@cmd through @cb.
+ * 0, or -EBADMSG with what was wrong in @msg.
+ */
+static int reply_walk(const struct nlmsghdr *nlh, uint16_t type, uint8_t cmd,
+		      int (*cb)(const struct nlattr *a, void *data),
+		      void *data, char *msg, size_t n)
+{
+	if (n)
+		msg[0] = '\0';
+	if (!reply_hdr(nlh, type, cmd, msg, n))
+		return -EBADMSG;
+	if (walk((const char *)mnl_nlmsg_get_payload(nlh) +
+		 MNL_ALIGN(sizeof(struct dcbmsg)),
+		 (int)(mnl_nlmsg_get_payload_len(nlh) -
+		       MNL_ALIGN(sizeof(struct dcbmsg))), cb, data)) {
+		if (n && !msg[0])
+			say(msg, n, "malformed attribute in the reply");
+		return -EBADMSG;
+	}
+	return 0;
+}
+
 int dcbnl_parse_get(const struct nlmsghdr *nlh, struct dcbnl_ieee *out,
 		    char *msg, size_t n)
 {
 	struct dcbnl_ieee tmp = { 0 };
 	struct get_ctx c = { .out = &tmp, .msg = msg, .n = n };
-	int ret;
 
-	if (n)
-		msg[0] = '\0';
-	if (!reply_hdr(nlh, RTM_GETDCB, DCB_CMD_IEEE_GET, msg, n))
+	if (reply_walk(nlh, RTM_GETDCB, DCB_CMD_IEEE_GET, get_top_cb, &c,
+		       msg, n))
 		return -EBADMSG;
-	ret = walk((const char *)mnl_nlmsg_get_payload(nlh) +
-		   MNL_ALIGN(sizeof(struct dcbmsg)),
-		   (int)(mnl_nlmsg_get_payload_len(nlh) -
-			 MNL_ALIGN(sizeof(struct dcbmsg))), get_top_cb, &c);
-	if (ret) {
-		if (n && !msg[0])
-			say(msg, n, "malformed attribute in the reply");
-		return -EBADMSG;
-	}
 	*out = tmp;
 	return 0;
 }
@@ -270,21 +282,10 @@ static int set_top_cb(const struct nlattr *a, void *data)
 int dcbnl_parse_set(const struct nlmsghdr *nlh, char *msg, size_t n)
 {
 	struct set_ctx c = { .msg = msg, .n = n };
-	int ret;
 
-	if (n)
-		msg[0] = '\0';
-	if (!reply_hdr(nlh, RTM_SETDCB, DCB_CMD_IEEE_SET, msg, n))
+	if (reply_walk(nlh, RTM_SETDCB, DCB_CMD_IEEE_SET, set_top_cb, &c,
+		       msg, n))
 		return -EBADMSG;
-	ret = walk((const char *)mnl_nlmsg_get_payload(nlh) +
-		   MNL_ALIGN(sizeof(struct dcbmsg)),
-		   (int)(mnl_nlmsg_get_payload_len(nlh) -
-			 MNL_ALIGN(sizeof(struct dcbmsg))), set_top_cb, &c);
-	if (ret) {
-		if (n && !msg[0])
-			say(msg, n, "malformed attribute in the reply");
-		return -EBADMSG;
-	}
 	if (!c.have) {
 		say(msg, n, "reply without the driver's status");
 		return -EBADMSG;
