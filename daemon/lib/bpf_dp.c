@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "dcqcn.skel.h"
 
 #include "lib/bpf_dp.h"
+#include "lib/msg.h"
 #include "lib/rocecc_nl.h"
 
 struct bpf_dp {
@@ -34,17 +34,6 @@ static const char *const bpf_dp_pins[] = {
 };
 
 #define N_PINS	(sizeof(bpf_dp_pins) / sizeof(bpf_dp_pins[0]))
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static const char *ifname(uint32_t ifindex, char *buf)
 {
@@ -122,12 +111,12 @@ struct bpf_dp *bpf_dp_open(const struct bpf_dp_opts *o, bool *adopted,
 		*adopted = false;
 	if (dir[0]) {
 		if (mkdir(dir, 0700) && errno != EEXIST) {
-			say(err, errlen, "pin directory '%s': %s", dir,
+			msgf(err, errlen, "pin directory '%s': %s", dir,
 			    strerror(errno));
 			return NULL;
 		}
 		if (statfs(dir, &sfs) || sfs.f_type != BPF_FS_MAGIC) {
-			say(err, errlen, "pin directory '%s' is not on a BPF filesystem (mount -t bpf bpf /sys/fs/bpf)",
+			msgf(err, errlen, "pin directory '%s' is not on a BPF filesystem (mount -t bpf bpf /sys/fs/bpf)",
 			    dir);
 			errno = EINVAL;
 			return NULL;
@@ -146,7 +135,7 @@ struct bpf_dp *bpf_dp_open(const struct bpf_dp_opts *o, bool *adopted,
 		dp->skel = load(o, dir);
 	}
 	if (!dp->skel) {
-		say(err, errlen, "cannot load the BPF datapath (bpf/dcqcn.bpf.o): %s (root? kernel >= 5.18 with BTF?)",
+		msgf(err, errlen, "cannot load the BPF datapath (bpf/dcqcn.bpf.o): %s (root? kernel >= 5.18 with BTF?)",
 		    strerror(errno));
 		free(dp);
 		return NULL;
@@ -254,7 +243,7 @@ static int check_params(const struct rocecc_params *p, uint32_t ifindex,
 		if (!rocecc_param_validate(id, p->v[id]))
 			continue;
 		pi = rocecc_param_info(id);
-		say(err, errlen, "%s: %s = %u is out of range %u..%u",
+		msgf(err, errlen, "%s: %s = %u is out of range %u..%u",
 		    ifname(ifindex, nb), pi->name, p->v[id], pi->min, pi->max);
 		return -EINVAL;
 	}
@@ -324,12 +313,12 @@ int bpf_dp_attach(struct bpf_dp *dp, uint32_t ifindex,
 
 	e = bpf_dp_module_has(ifindex);
 	if (e > 0) {
-		say(err, errlen, "%s is driven by rocecc.ko: detach it there first (rocecc dev detach %s)",
+		msgf(err, errlen, "%s is driven by rocecc.ko: detach it there first (rocecc dev detach %s)",
 		    ifname(ifindex, nb), nb);
 		return -EBUSY;
 	}
 	if (e < 0) {
-		say(err, errlen, "%s: cannot ask rocecc.ko whether it drives it: %s",
+		msgf(err, errlen, "%s: cannot ask rocecc.ko whether it drives it: %s",
 		    ifname(ifindex, nb), strerror(-e));
 		return e;
 	}
@@ -342,7 +331,7 @@ int bpf_dp_attach(struct bpf_dp *dp, uint32_t ifindex,
 	if (!e)
 		e = tc_attach(dp, ifindex);
 	if (e)
-		say(err, errlen, "%s: cannot attach the BPF datapath: %s",
+		msgf(err, errlen, "%s: cannot attach the BPF datapath: %s",
 		    ifname(ifindex, nb), strerror(-e));
 	return e;
 }

@@ -3,7 +3,6 @@
  * DCB netlink client (libmnl): IEEE PFC and DCB buffers. See dcbnl.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <linux/rtnetlink.h>
 
 #include "dcbnl.h"
+#include "msg.h"
 #include "nlsock.h"
 
 #define IFNAME_MAX	15	/* IFNAMSIZ - 1 */
@@ -86,19 +86,6 @@ struct nlmsghdr *dcbnl_msg_set(void *buf, uint32_t seq, const char *ifname,
 	return nlh;
 }
 
-static void say(char *msg, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void say(char *msg, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, n, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * Every attribute of @len bytes at @p through @cb, checking that they fill
  * the space exactly (a malformed or truncated one is -EBADMSG, not
@@ -137,14 +124,14 @@ static int get_app_cb(const struct nlattr *a, void *data)
 	if (mnl_attr_get_type(a) != DCB_ATTR_IEEE_APP)
 		return 0;
 	if (mnl_attr_get_payload_len(a) < sizeof(*app)) {
-		say(c->msg, c->n, "DCB_ATTR_IEEE_APP of %u bytes, expected %zu",
+		msgf(c->msg, c->n, "DCB_ATTR_IEEE_APP of %u bytes, expected %zu",
 		    mnl_attr_get_payload_len(a), sizeof(*app));
 		return -EBADMSG;
 	}
 	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP)
 		return 0;
 	if (app->protocol > 63 || app->priority >= DCBNL_PRIOS) {
-		say(c->msg, c->n, "APP entry DSCP %u -> priority %u out of range",
+		msgf(c->msg, c->n, "APP entry DSCP %u -> priority %u out of range",
 		    app->protocol, app->priority);
 		return -EBADMSG;
 	}
@@ -162,7 +149,7 @@ static int get_ieee_cb(const struct nlattr *a, void *data)
 		return walk(mnl_attr_get_payload(a), len, get_app_cb, c);
 	case DCB_ATTR_IEEE_PFC:
 		if (len < sizeof(c->out->pfc)) {
-			say(c->msg, c->n, "DCB_ATTR_IEEE_PFC of %u bytes, expected %zu",
+			msgf(c->msg, c->n, "DCB_ATTR_IEEE_PFC of %u bytes, expected %zu",
 			    len, sizeof(c->out->pfc));
 			return -EBADMSG;
 		}
@@ -171,7 +158,7 @@ static int get_ieee_cb(const struct nlattr *a, void *data)
 		break;
 	case DCB_ATTR_DCB_BUFFER:
 		if (len < sizeof(c->out->buf)) {
-			say(c->msg, c->n, "DCB_ATTR_DCB_BUFFER of %u bytes, expected %zu",
+			msgf(c->msg, c->n, "DCB_ATTR_DCB_BUFFER of %u bytes, expected %zu",
 			    len, sizeof(c->out->buf));
 			return -EBADMSG;
 		}
@@ -192,7 +179,7 @@ static int get_top_cb(const struct nlattr *a, void *data)
 	ret = walk(mnl_attr_get_payload(a), mnl_attr_get_payload_len(a),
 		   get_ieee_cb, c);
 	if (ret == -EBADMSG && c->n && !c->msg[0])
-		say(c->msg, c->n, "malformed attribute inside DCB_ATTR_IEEE");
+		msgf(c->msg, c->n, "malformed attribute inside DCB_ATTR_IEEE");
 	return ret;
 }
 
@@ -205,12 +192,12 @@ static const struct dcbmsg *reply_hdr(const struct nlmsghdr *nlh,
 
 	if (nlh->nlmsg_len < sizeof(*nlh) ||
 	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*d)) {
-		say(msg, n, "reply too short for its DCB header");
+		msgf(msg, n, "reply too short for its DCB header");
 		return NULL;
 	}
 	d = mnl_nlmsg_get_payload(nlh);
 	if (nlh->nlmsg_type != type || d->cmd != cmd) {
-		say(msg, n, "unexpected reply (type %u, command %u)",
+		msgf(msg, n, "unexpected reply (type %u, command %u)",
 		    nlh->nlmsg_type, d->cmd);
 		return NULL;
 	}
@@ -234,7 +221,7 @@ static int reply_walk(const struct nlmsghdr *nlh, uint16_t type, uint8_t cmd,
 		 (int)(mnl_nlmsg_get_payload_len(nlh) -
 		       MNL_ALIGN(sizeof(struct dcbmsg))), cb, data)) {
 		if (n && !msg[0])
-			say(msg, n, "malformed attribute in the reply");
+			msgf(msg, n, "malformed attribute in the reply");
 		return -EBADMSG;
 	}
 	return 0;
@@ -268,7 +255,7 @@ static int set_top_cb(const struct nlattr *a, void *data)
 	if (mnl_attr_get_type(a) != DCB_ATTR_IEEE)
 		return 0;
 	if (mnl_attr_get_payload_len(a) != 1) {
-		say(c->msg, c->n, "status of %u bytes, expected 1",
+		msgf(c->msg, c->n, "status of %u bytes, expected 1",
 		    mnl_attr_get_payload_len(a));
 		return -EBADMSG;
 	}
@@ -287,11 +274,11 @@ int dcbnl_parse_set(const struct nlmsghdr *nlh, char *msg, size_t n)
 		       msg, n))
 		return -EBADMSG;
 	if (!c.have) {
-		say(msg, n, "reply without the driver's status");
+		msgf(msg, n, "reply without the driver's status");
 		return -EBADMSG;
 	}
 	if (c.status)
-		say(msg, n, "the driver refused: %s", strerror(-c.status));
+		msgf(msg, n, "the driver refused: %s", strerror(-c.status));
 	return c.status;
 }
 
@@ -304,7 +291,7 @@ static int feed_data(const struct nlmsghdr *nlh, void *data)
 
 	if (a->replied) {
 		a->err = -EBADMSG;
-		say(a->msg, sizeof(a->msg), "a second reply to one request");
+		msgf(a->msg, sizeof(a->msg), "a second reply to one request");
 		return MNL_CB_ERROR;
 	}
 	a->replied = true;
@@ -336,7 +323,7 @@ static int feed_error(const struct nlmsghdr *nlh, void *data)
 
 	if (plen < sizeof(*e)) {
 		a->err = -EBADMSG;
-		say(a->msg, sizeof(a->msg), "truncated error message");
+		msgf(a->msg, sizeof(a->msg), "truncated error message");
 		return MNL_CB_ERROR;
 	}
 	if (e->error) {
@@ -354,7 +341,7 @@ static int feed_error(const struct nlmsghdr *nlh, void *data)
 	/* the ACK */
 	if (!a->replied) {
 		a->err = -EBADMSG;
-		say(a->msg, sizeof(a->msg), "acknowledged without a reply");
+		msgf(a->msg, sizeof(a->msg), "acknowledged without a reply");
 	}
 	return MNL_CB_STOP;
 }
@@ -365,7 +352,7 @@ static int feed_done(const struct nlmsghdr *nlh, void *data)
 
 	(void)nlh;
 	a->err = -EBADMSG;
-	say(a->msg, sizeof(a->msg), "unexpected end of dump");
+	msgf(a->msg, sizeof(a->msg), "unexpected end of dump");
 	return MNL_CB_STOP;
 }
 
@@ -384,7 +371,7 @@ int dcbnl_feed(struct dcbnl_answer *a, const void *buf, size_t len,
 			  NLMSG_MIN_TYPE);
 	if (ret == MNL_CB_ERROR && !a->err) {
 		a->err = errno ? -errno : -EBADMSG;
-		say(a->msg, sizeof(a->msg), "a message that is not the answer (%s)",
+		msgf(a->msg, sizeof(a->msg), "a message that is not the answer (%s)",
 		    strerror(-a->err));
 	}
 	return ret < 0 ? -1 : ret;
