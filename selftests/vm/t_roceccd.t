@@ -254,8 +254,16 @@ fi
 	python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' \
 		"$work/hostile.lat.json"
 tap_ok $? "hostile: rocecc -j latency is JSON" || tap_diag "$(cat "$work/hostile.lat.json")"
-n=$("$top/build/daemon/rocecc" latency | awk 'NR > 1 && NF < 13' | wc -l)
-tap_cmp "$n" -eq 0 "hostile: rocecc latency keeps one line per flow"
+# one line per flow, each of 12 fields: 4 of the name, DEV, MSGS and six
+# percentiles (a newline or a blank kept in a name would break a line)
+out=$("$top/build/daemon/rocecc" latency 2>&1)
+nj=$("$top/build/daemon/rocecc" -j latency 2>&1 |
+	python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+nr=$(tail -n +2 <<<"$out" | wc -l)
+tap_cmp "$nr" -eq "$nj" "hostile: rocecc latency prints one line per flow ($nr lines, $nj flows)" ||
+	tap_diag "$out"
+nf=$(awk -v p="[$hpid] " 'index($0, p) { print NF }' <<<"$out")
+tap_is "$nf" 12 "hostile: ... the line of process $hpid has its 12 fields"
 
 # a second daemon on the same port: refused before it touches anything
 out=$("$rd" -f -p $mport 2>&1)
