@@ -155,7 +155,8 @@ fuzz: deps
 # suite runs 2,000); ROCECC_HTTP_FUZZ_SEED=S replays a run
 FUZZ_HTTP_N	?= 10000
 fuzz-http: all
-	ROCECC_HTTP_FUZZ_N=$(FUZZ_HTTP_N) ROCECC_VM_TIMEOUT=3600 \
+	ROCECC_HTTP_FUZZ_N=$(FUZZ_HTTP_N) ROCECC_HTTP_FUZZ_DEADLINE=1500 \
+		ROCECC_VM_TIMEOUT=3600 \
 		$(TOP)/selftests/vm/run selftests/vm/t_roceccd_http.t
 
 # DKMS: copy the module sources to /usr/src/rocecc-$(VERSION), register

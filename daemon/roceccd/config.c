@@ -27,10 +27,10 @@
 #define IFNAME_MAX	15	/* IFNAMSIZ - 1 */
 
 static const char *const sections[] = {
-	"daemon", "module", "straggler", "rankmap", "pfc", "hw",
+	"daemon", "datapath", "module", "straggler", "rankmap", "pfc", "hw",
 };
 #define S_NR		ARRAY_SIZE(sections)
-#define SECTIONS_KNOWN	"daemon, module, straggler, rankmap, pfc, hw"
+#define SECTIONS_KNOWN	"daemon, datapath, module, straggler, rankmap, pfc, hw"
 
 struct key;
 
@@ -891,6 +891,11 @@ static const struct word W_LOG_LEVEL[] = {
 	{ NULL, 0 },
 };
 
+static const struct word W_ENGINE[] = {
+	{ "none", RD_ENGINE_NONE }, { "module", RD_ENGINE_MODULE },
+	{ "bpf", RD_ENGINE_BPF }, { "auto", RD_ENGINE_AUTO }, { NULL, 0 },
+};
+
 static const struct word W_PROFILE[] = {
 	{ "mlx5", ROCECC_PROFILE_MLX5 }, { "paper", ROCECC_PROFILE_PAPER },
 	{ NULL, 0 },
@@ -950,6 +955,11 @@ static const struct key keys[] = {
 	  .flag = "log-level", .letter = 'L' },
 	{ "daemon", "pin_dir", &T_PATH, AT(pin_dir),
 	  .def = "/sys/fs/bpf/rocecc", .flag = "pin-dir" },
+	/* [datapath] */
+	{ "datapath", "engine", &T_WORD_OPT, AT(dp_engine),
+	  .what = "none, module, bpf or auto", .words = W_ENGINE,
+	  .unset = "none ; not set: [module] attach decides (yes: module)",
+	  .flag = "datapath" },
 	/* [module] */
 	BOOL_KEY("module", "attach", module_attach, "no"),
 	{ "module", "devices", &T_DEVICES, AT(module_devices), .def = "all" },
@@ -1030,6 +1040,28 @@ static const struct key keys[] = {
 #define NKEYS		ARRAY_SIZE(keys)
 /* Key numbers for duplicates: a keys[] index, or NKEYS - 1 + a parameter. */
 #define KEY_NUMBERS	(NKEYS + ROCECC_PARAM_MAX)
+
+const char *rd_engine_name(int e)
+{
+	return e >= 0 && e < RD_ENGINE_NR ? W_ENGINE[e].name : NULL;
+}
+
+int rd_engine_parse(const char *s)
+{
+	const struct word *w;
+
+	for (w = W_ENGINE; w->name; w++)
+		if (!strcmp(s, w->name))
+			return w->value;
+	return -1;
+}
+
+int rd_conf_engine(const struct rd_conf *c)
+{
+	if (c->dp_engine >= 0)
+		return c->dp_engine;
+	return c->module_attach ? RD_ENGINE_MODULE : RD_ENGINE_NONE;
+}
 
 const char *rd_group_by_name(enum rd_group_by g)
 {
@@ -1365,6 +1397,13 @@ int rd_conf_check(const struct rd_conf *c, const char *name, char *err,
 {
 	char a[32], b[32];
 
+	if (c->module_attach && c->dp_engine >= 0 &&
+	    c->dp_engine != RD_ENGINE_MODULE && c->dp_engine != RD_ENGINE_AUTO) {
+		msg(err, errlen, name,
+		    "[datapath] engine: %s, but [module] attach = yes asks for rocecc.ko (set one of them)",
+		    rd_engine_name(c->dp_engine));
+		return -EINVAL;
+	}
 	if (c->group_by == RD_GROUP_RANKMAP && !c->rankmap_file[0]) {
 		msg(err, errlen, name,
 		    "[straggler] group_by: rankmap needs a rank map ([rankmap] file)");

@@ -254,9 +254,11 @@ static void rd_prune(struct rd *rd, uint64_t now)
 		prev = &key;
 		if (bpf_map_lookup_elem(ffd, &key, val))
 			continue;
-		if (!val->lqpn)
-			continue;
-		e = rd_qp_find(rd, key.ifindex, val->lqpn);
+		/* an egress packet made it: its QP by the remote QPN */
+		e = val->lqpn ? rd_qp_find(rd, key.ifindex, val->lqpn) :
+				rd_qp_by_rqpn(rd, key.ifindex, key.rqpn);
+		if (!val->lqpn && !e)
+			continue;	/* nobody's: rd_resolve() evicts it */
 		if (e && (!e->gone || now - e->gone_ms < rd->conf.linger_ms))
 			continue;
 		/*
@@ -315,11 +317,52 @@ static struct rd_netdev *rd_port_netdev(struct rd *rd,
 	return nd;
 }
 
-/* RoCE device @d: its ports' netdevs, then its QPs. */
-static void rd_poll_dev(struct rd *rd, const struct rdma_nl_dev *d)
+/* The netdevs of device @d's @ports: attach new ones, and their work */
+static void rd_netdevs(struct rd *rd, const struct rdma_nl_dev *d,
+		       const struct rdma_nl_port *ports, size_t nports)
+{
+	struct rd_netdev *nd;
+	size_t j;
+
+	for (j = 0; j < nports; j++) {
+		if (!ports[j].ifindex)
+			continue;
+		nd = rd_port_netdev(rd, d, &ports[j]);
+		if (!nd)
+			continue;
+		nd->seen = true;
+		rd_dp_sync(rd, nd);
+		rd_dcb_sync(rd, nd);
+		rd_pfcwd_poll(rd, nd);
+	}
+}
+
+/* Forget the netdevs that are no longer RoCE ports (or gone) */
+static void rd_netdevs_gone(struct rd *rd)
+{
+	size_t i, j;
+
+	for (i = 0, j = 0; i < rd->nnds; i++) {
+		struct rd_netdev *nd = &rd->nds[i];
+
+		if (!nd->seen) {
+			rd_log(LOG_INFO_, "%s: no longer an RDMA port", nd->name);
+			rd_event(rd, "netdev_gone", "netdev", rd_json_str(nd->name),
+				 NULL);
+			rd_dp_release(rd, nd, false);
+			rd_detach(nd);
+			continue;
+		}
+		rd->nds[j++] = *nd;
+	}
+	rd->nnds = j;
+}
+
+/* RoCE device @d: its ports (with @netdevs their netdevs), then its QPs. */
+static void rd_scan_dev(struct rd *rd, const struct rdma_nl_dev *d,
+			bool netdevs)
 {
 	struct rdma_nl_port *ports = NULL;
-	struct rd_netdev *nd;
 	size_t nports = 0, j;
 	int err;
 
@@ -331,61 +374,66 @@ static void rd_poll_dev(struct rd *rd, const struct rdma_nl_dev *d)
 				rd->nds[j].seen = true;
 		return;
 	}
-	for (j = 0; j < nports; j++) {
-		if (!ports[j].ifindex)
-			continue;
-		nd = rd_port_netdev(rd, d, &ports[j]);
-		if (!nd)
-			continue;
-		nd->seen = true;
-		rd_mod_sync(rd, nd);
-		rd_dcb_sync(rd, nd);
-		rd_pfcwd_poll(rd, nd);
-	}
+	if (netdevs)
+		rd_netdevs(rd, d, ports, nports);
 	rd_learn_qps(rd, d, ports, nports);
 	free(ports);
 }
 
-void rd_poll(struct rd *rd)
+/*
+ * Devices, ports and QPs; with @netdevs also the netdevs' attachment and
+ * work. false if the device dump failed (nothing learnt).
+ */
+static bool rd_scan(struct rd *rd, bool netdevs)
 {
 	struct rdma_nl_dev *devs = NULL;
-	size_t ndevs = 0, i, j;
+	size_t ndevs = 0, i;
 	int err;
 
-	rd->polls++;
-	/* first: the netdevs below ask which ports run DCQCN in firmware */
-	rd_hw_poll(rd);
 	err = rdma_nl_devices(&rd->nl, &devs, &ndevs);
 	if (err) {
 		rd_log(LOG_WARN_, "RDMA device dump failed: %s", strerror(-err));
 		rd->poll_errors++;
-		return;
+		return false;
 	}
-	for (i = 0; i < rd->nnds; i++)
+	for (i = 0; netdevs && i < rd->nnds; i++)
 		rd->nds[i].seen = false;
 	for (i = 0; i < rd->nqps; i++)
 		rd->qps[i].seen = false;
 	for (i = 0; i < ndevs; i++)
 		if (!devs[i].protocol[0] || !strcmp(devs[i].protocol, "roce"))
-			rd_poll_dev(rd, &devs[i]);
+			rd_scan_dev(rd, &devs[i], netdevs);
 	free(devs);
+	if (netdevs)
+		rd_netdevs_gone(rd);
+	return true;
+}
 
-	/* netdevs that are no longer RoCE ports (or gone) */
-	for (i = 0, j = 0; i < rd->nnds; i++) {
-		struct rd_netdev *nd = &rd->nds[i];
+/* After a dump of the QPs: what follows from them */
+static void rd_after_qps(struct rd *rd)
+{
+	uint64_t now = rd_now_ms();
 
-		if (!nd->seen) {
-			rd_log(LOG_INFO_, "%s: no longer an RDMA port", nd->name);
-			rd_event(rd, "netdev_gone", "netdev", rd_json_str(nd->name),
-				 NULL);
-			rd_mod_release(rd, nd);
-			rd_detach(nd);
-			continue;
-		}
-		rd->nds[j++] = *nd;
-	}
-	rd->nnds = j;
-	rd_prune(rd, rd_now_ms());
+	rd_prune(rd, now);
+	rd_resolve(rd, now);
+	rd_bpf_qps(rd);
+}
+
+void rd_learn(struct rd *rd)
+{
+	if (rd_scan(rd, false))
+		rd_after_qps(rd);
+}
+
+void rd_poll(struct rd *rd)
+{
+	rd->polls++;
+	/* first: the netdevs below ask which ports run DCQCN in firmware */
+	rd_hw_poll(rd);
+	if (!rd_scan(rd, true))
+		return;
+	rd_after_qps(rd);
+	rd_bpf_expire(rd);
 	rd_rank_hosts(rd);
 	rd_strag_round(rd, rd_now_ms());
 }

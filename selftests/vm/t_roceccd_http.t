@@ -12,6 +12,9 @@
 #
 #   ROCECC_HTTP_FUZZ_N     requests per run (default 2000; make fuzz-http:
 #                          10000)
+#   ROCECC_HTTP_FUZZ_DEADLINE
+#                          seconds the requests of a run may take (default
+#                          150); a daemon that stops answering fails at once
 #   ROCECC_HTTP_FUZZ_SEED  the seed (default: random, printed; a failure
 #                          replays with http_fuzz.py --seed S --only I)
 # Run: selftests/vm/run selftests/vm/t_roceccd_http.t
@@ -26,6 +29,7 @@ RD_PORT=18630
 tap_require_vm
 
 n=${ROCECC_HTTP_FUZZ_N:-2000}
+deadline=${ROCECC_HTTP_FUZZ_DEADLINE:-150}
 seed=${ROCECC_HTTP_FUZZ_SEED:-$(( (RANDOM << 15) | RANDOM ))}
 fuzz=$top/selftests/fuzz/http_fuzz.py
 asan=$top/build/daemon/roceccd-asan
@@ -44,7 +48,7 @@ CONF
 
 DP_RG_TIMEOUT=300 dp_rg_server rxe2 18631 1 || tap_bail "rocegen server"
 DP_RG_PEER=$(topo_ip 2) DP_RG_TIMEOUT=300 dp_rg_client 1 18631 "$work/c.json" \
-	--duration 280 --rate 2 --burst 4K --cpu 0 >/dev/null 2>"$work/c.err" &
+	--duration 280 --rate 2 --burst 16K --cpu 0 >/dev/null 2>"$work/c.err" &
 
 rd_start "$work/rd.log" -c "$conf"
 rd_wait_ready 1 || { tap_diag "$(cat "$work/rd.log")"; tap_bail "no daemon"; }
@@ -54,7 +58,12 @@ for _ in $(seq 60); do
 	sleep 0.5
 done
 rocegen_flow
-tap_ok $? "rocegen's flow is in /flows.json"
+tap_ok $? "rocegen's flow is in /flows.json" || {
+	tap_diag "flows: $(rd_get flows.json | jq -c '[.[] | {comm, pid, lqpn, netdev}]')"
+	tap_diag "QPs: $(rdma res show qp 2>&1 | tr '\n' ';')"
+	tap_diag "rocegen client: $(tail -n 5 "$work/c.err" | tr '\n' ';')"
+	tap_diag "roceccd: $(tail -n 10 "$work/rd.log" | tr '\n' ';')"
+}
 
 # --- /events.json?since= on a ring that wrapped ---------------------------
 last=0
@@ -95,9 +104,11 @@ tap_ok $? "since=newest-10: the last events, none lost ($code)"
 fuzz_run() {	# fuzz_run LOG ARGS...: the fuzz against $RD_PID; its status
 	local log=$1
 	shift
-	python3 "$fuzz" --port "$RD_PORT" --pid "$RD_PID" "$@" >"$log" 2>&1
+	timeout -k 5 $(( deadline + 120 )) python3 "$fuzz" --port "$RD_PORT" \
+		--pid "$RD_PID" --jobs 6 --deadline "$deadline" "$@" >"$log" 2>&1
 	local rc=$?
-	grep -E '^(FAIL|limits|http_fuzz)' "$log" | head -n 30 | sed 's/^/# /'
+	[ $rc -eq 124 ] && echo "FAIL http_fuzz killed after $(( deadline + 120 )) s" >>"$log"
+	{ grep -E '^(limits|http_fuzz)' "$log"; grep '^FAIL' "$log" | head -n 30; } | sed 's/^/# /'
 	return $rc
 }
 fuzz_run "$work/fuzz1.log" --seed "$seed" -n "$n" --limits --slow-clients 8
