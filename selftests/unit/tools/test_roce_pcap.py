@@ -11,18 +11,8 @@ import tempfile
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../.."))
 TOOL = os.path.join(TOP, "selftests/vm/lib/roce_pcap.py")
-n_test = 0
-failed = 0
-
-
-def ok(cond, name, diag=None):
-    global n_test, failed
-    n_test += 1
-    print(("ok" if cond else "not ok") + f" {n_test} - {name}")
-    if not cond:
-        failed += 1
-        if diag is not None:
-            print("# " + str(diag))
+sys.path.insert(0, os.path.join(TOP, "selftests/lib"))
+from tap import ok, plan  # noqa: E402
 
 
 def cnp(qpn):
@@ -78,5 +68,4 @@ ok(s["cnp_gap16_min_us"] == "-", "fewer than 17 CNPs: no 16-gap span",
 s = summary([])
 ok(s["cnp"] == "0" and s["cnp_gap_min_us"] == "-", "an empty capture", s)
 
-print(f"1..{n_test}")
-sys.exit(1 if failed else 0)
+sys.exit(plan())
