@@ -204,7 +204,7 @@ done
 t=$((($(date +%s%N) - t) / 1000000))
 echo 10000 >/sys/module/rocecc/parameters/flow_idle_ms
 objs=$(dp_objects)
-tap_diag "objects after $t ms idle with flow_idle_ms 1000: $objs"
+tap_diag "objects $t ms after flow_idle_ms was set to 1000: $objs"
 tap_cmp "$(dp_kv "$objs" flows)" -eq 0 "idle flows expire"
 tap_cmp "$(dstat 1 flows)" -eq 0 "... and the flows gauge follows"
 tap_cmp "$(dp_kv "$objs" flows_alloc)" -eq "$(dp_kv "$objs" flows_free)" "... and are freed"
