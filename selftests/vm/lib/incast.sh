@@ -37,7 +37,7 @@
 #       per host and mode here
 #   incast_devs FILE
 #       rocecc -j -s dev show of every attached device (one start), which
-#       the reports read per device (incast_report.dev_stats)
+#       the reports read per device (incast_report.dev_entry)
 #
 # The rate scaling rule. A profile is made for a reference line rate L:
 # mlx5's firmware defaults for 100 Gb/s ConnectX ports, the paper's values
