@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# rd.sh - roceccd in the VM tests (t_roceccd_ops.t, t_straggler.t), sourced
-# after tap.sh and topo.sh.
+# rd.sh - roceccd in the VM tests (t_roceccd_ops.t, t_straggler.t, t_pfc_storm.t,
+# ...), sourced after tap.sh and topo.sh.
 #
 #   rd_start LOG ARGS...      roceccd -f ARGS in the background (RD_PID), its
 #                             stderr in LOG, with NOTIFY_SOCKET pointing at a
