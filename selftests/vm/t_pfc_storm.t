@@ -158,7 +158,7 @@ wait_until() {	# SECONDS CMD...: CMD succeeds within SECONDS
 }
 
 # events TYPE: "SEQ EPOCH_MS" of every event TYPE for veth1 / PRIO (an
-# event without a prio counts for every priority). awk, not python: the
+# event without a prio counts for every priority). jq and awk, not python: the
 # test polls events, and a python start costs ~1 s under TCG.
 events() {
 	rd_events "$1" | awk -v p="\"prio\":${PRIO}[,}]" '

@@ -18,9 +18,8 @@
 #                             dashboard are checked against has every family
 #                             the daemon wrote, same name, type and help)
 #   rd_events [TYPE]          the events of /events.json (of TYPE), one a
-#                             line: "SEQ EPOCH_MS TYPE {the event's JSON}"
-#                             (awk: a python or jq start costs ~1 s under
-#                             TCG, and the tests poll events)
+#                             line: "SEQ EPOCH_MS TYPE {the event's JSON,
+#                             on one line}"
 #   rd_last                   the number of the last event (0: none yet)
 #   rd_metric FILE NAME [LABEL_SUBSTRING]
 #                             the value of the first series NAME{...} in a
@@ -90,34 +89,17 @@ rd_unlisted() {
 		<("$RD_BIN" -c /dev/null --list-metrics | grep -E '^# ' | sort -u)
 }
 
-# /events.json prints one event a line, its fields in this order:
-# {"seq":N,"time":"YYYY-MM-DDTHH:MM:SS.mmmZ","type":"T",...} (roceccd/http.c)
+# One jq start (a python start costs ~1 s under TCG, and the tests poll
+# events); EPOCH_MS from the event's "time" (ISO 8601 UTC, milliseconds).
 rd_events() {
-	rd_get events.json | awk -v want="${1:-}" '
-		# days from 1970-01-01 to Y-M-D (proleptic Gregorian)
-		function days(y, m, d) {
-			if (m <= 2) { y--; m += 12 }
-			d += int((153 * (m - 3) + 2) / 5) - 719469
-			return 365 * y + int(y / 4) - int(y / 100) + int(y / 400) + d
-		}
-		/^[,]?\{"seq":/ {
-			sub(/^,/, "")
-			match($0, /"seq":[0-9]+/)
-			seq = substr($0, RSTART + 6, RLENGTH - 6)
-			match($0, /"time":"[^"]*"/)
-			t = substr($0, RSTART + 8, RLENGTH - 9)
-			match($0, /"type":"[^"]*"/)
-			ty = substr($0, RSTART + 8, RLENGTH - 9)
-			if (want != "" && ty != want)
-				next
-			split(t, a, /[-T:.Z]/)
-			s = ((days(a[1], a[2], a[3]) * 24 + a[4]) * 60 + a[5]) * 60 + a[6]
-			printf "%s %.0f%s %s %s\n", seq, s, a[7], ty, $0
-		}'
+	rd_get events.json | jq -r --arg t "${1:-}" '
+		.events[] | select($t == "" or .type == $t) |
+		"\(.seq) \((.time[0:19] + "Z" | fromdateiso8601) * 1000 +
+			(.time[20:23] | tonumber)) \(.type) \(tojson)"'
 }
 
 rd_last() {
-	rd_get events.json | sed -n '1s/^{"last":\([0-9]*\).*/\1/p'
+	rd_get events.json | jq -r .last
 }
 
 rd_metric() {
