@@ -107,6 +107,12 @@ enum rocecc_profile {
  * them gives no hold on a flow (only rxe's own QP sockets are tracked and
  * paced; a CNP counts only from the QP's peer).
  *
+ * Flow dumps (FLOW_GET) are taken in parts while flows come and go: a
+ * dump during which a flow was inserted or removed may have skipped or
+ * repeated flows, and then carries NLM_F_DUMP_INTR on a message after the
+ * change (at the latest on NLMSG_DONE). A reader that needs an exact
+ * listing dumps again.
+ *
  * A device is named by ROCECC_A_DEV_IFINDEX or ROCECC_A_DEV_NAME (if both
  * are given they must name the same device). For the parameter commands an
  * absent device, or ifindex 0, means the default set: the parameters that
