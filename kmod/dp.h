@@ -127,6 +127,7 @@ struct rocecc_flow {
 	struct rocecc_flow_key key;
 	const struct rocecc_dev *owner;	/* cookie, see the top */
 	unsigned long last_used;	/* jiffies, WRITE_ONCE/READ_ONCE */
+	unsigned long qp_seen;		/* jiffies the RP last looked its QP up */
 	spinlock_t lock;
 
 	/* Everything below is under @lock. */

@@ -75,12 +75,22 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 	struct rocecc_qp *e = NULL;
 	u64 max_delay = (u64)READ_ONCE(rocecc_pacing_max_delay_us) *
 			NSEC_PER_USEC;
+	unsigned long tick = jiffies;
 	u64 start, depart = 0, inc;
 	u32 flags = 0;
 
-	/* The QP's timeout, once per QP: a lockless peek, then the cache. */
+	/*
+	 * The QP's entry: for its timeout until the flow has it, and once a
+	 * jiffy in any case. The lookup marks the entry used, and an entry
+	 * unused for flow_idle_ms is dropped (qp.c): without this, the entry
+	 * of a QP that sends without pause would expire, and the CNPs its
+	 * remote sends would find no resolved entry (resolver_miss) until
+	 * the resolver has made a new one.
+	 */
 	if (tx->lqpn && (READ_ONCE(f->lqpn) != tx->lqpn ||
-			 !READ_ONCE(f->budget_known))) {
+			 !READ_ONCE(f->budget_known) ||
+			 READ_ONCE(f->qp_seen) != tick)) {
+		WRITE_ONCE(f->qp_seen, tick);
 		e = rocecc_qp_lookup(rdev, tx->lqpn, ROCECC_QP_LOCAL);
 		if (e && !rocecc_qp_resolved(e))
 			e = NULL;
@@ -94,7 +104,7 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 			(u64)READ_ONCE(rocecc_pacing_default_budget_us) *
 			NSEC_PER_USEC;
 	}
-	if (e)
+	if (e && !f->budget_known)
 		rocecc_rp_set_budget(f, tx->lqpn, e);
 	rocecc_flow_sync_params(f, p, line);
 

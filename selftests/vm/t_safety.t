@@ -9,7 +9,8 @@
 #  - valid CNPs for a flow's QP from an address other than its remote's
 #    (IPv4 and IPv6) are counted (rp_cnp_spoofed) and leave it alone;
 #  - a flood of valid CNPs cannot push a flow below rp_min_rate, and the
-#    flow recovers afterwards;
+#    flow recovers afterwards; none of them is missed, the QP's cache
+#    entry kept by its own packets across gaps longer than flow_idle_ms;
 #  - a flood of CE packets and CNPs for random QPNs holds at most
 #    qp_unresolved_max QP cache entries at once, none once it is over,
 #    and a real QP that starts during it still gets its CNPs;
@@ -164,11 +165,17 @@ tap_diag "[${SECONDS} s] CNP flood"
 # The transfer lasts until the checks below are done (SIGINT at the end),
 # however long the spoofed CNPs and the flood take to send under TCG: a
 # QP that has ended would leave the flood nothing to slow down.
+# flow_idle_ms 1 s: the sending QP's cache entry must outlive many idle
+# periods without CNPs (the 2 s below, each injector's start), kept by
+# its own packets; were it dropped, the first CNP after each gap would be
+# a resolver miss (and one of the spoofed ones not counted as spoofed).
+echo 1000 >/sys/module/rocecc/parameters/flow_idle_ms
 DP_RG_TIMEOUT=400 traffic 300s --rate 2 || tap_bail "rocegen did not start"
 _topo_sleep 2
 lqpn=$(dp_flow_json veth1 | jq -r '[.[] | select(.packets > 0)] | last | .lqpn')
 [ -n "$lqpn" ] && [ "$lqpn" != null ]
 tap_ok $? "the flow's local QPN: $lqpn" || lqpn=0x11
+qa0=$(dp_kv "$(dp_objects)" qps_alloc)
 
 # Spoofed first: valid CNPs for the flow's QP from a third address (IPv4
 # 10.0.0.3, IPv6 fd00::3), which is not the QP's remote. Each one would
@@ -194,9 +201,10 @@ tap_cmp "$(jq -r '.rate_kbps // 0' <<<"${after:-null}")" -gt 1000 "... and its r
 
 h0=$(dstat 1 rp_cnp_handled) i0=$(dstat 1 rp_cnp_ignored)
 m0=$(dstat 1 resolver_miss) s0=$(dstat 1 rp_cnp_spoofed)
+fsel='[.[] | select(.packets > 0)] | last | {rate_kbps, target_kbps, alpha, cnp_handled, cnp_ignored, cuts, inc_timer}'
+fh0=$(dp_flow_json veth1 | jq "$fsel | .cnp_handled")
 inject 4 cnp 20000 "$lqpn" &
 flood=$!
-fsel='[.[] | select(.packets > 0)] | last | {rate_kbps, target_kbps, alpha, cnp_handled, cnp_ignored, cuts, inc_timer}'
 : >"$work/flood"
 while kill -0 "$flood" 2>/dev/null; do
 	dp_flow_json veth1 | jq -c "$fsel" >>"$work/flood"
@@ -218,10 +226,19 @@ tap_cmp "$((h1 - h0 + i1 - i0))" -ge 20000 "20000 CNPs reached the RP (handled +
 tap_cmp "$((m1 - m0 + s1 - s0))" -eq 0 "... all of them the QP's: resolver_miss +$((m1 - m0)), rp_cnp_spoofed +$((s1 - s0))"
 low=$(cat "$work/flood" <(echo "$after") <(echo "$later") | jq -s 'map(.rate_kbps) | min')
 tap_cmp "$low" -ge 1000 "the rate never went below rp_min_rate 1 Mb/s (lowest sample $low kb/s)"
-tap_cmp "$(jq .rate_kbps <<<"$after")" -eq 1000 "right after the flood it sits at the floor"
+# Right after: the first sample in which the flow has taken all 20000,
+# not the first after the injector exits, which may come more than
+# rp_time_reset (2 s) after its last CNP under TCG, when the timer has
+# taken the rate halfway back up already.
+full=$(cat "$work/flood" <(echo "$after") |
+	jq -s -c --argjson n "$((${fh0:-0} + 20000))" 'map(select(.cnp_handled >= $n)) | first // empty')
+tap_diag "the first sample with all 20000 taken: ${full:-none}"
+tap_cmp "$(jq .rate_kbps <<<"${full:-$after}")" -eq 1000 "right after the flood it sits at the floor"
 tap_cmp "$(jq .rate_kbps <<<"$later")" -gt 1000 "the flow recovers ($(jq .rate_kbps <<<"$later") kb/s after 3 s)"
+tap_cmp "$(($(dp_kv "$(dp_objects)" qps_alloc) - qa0))" -eq 0 "the QPs' cache entries lived through it all with flow_idle_ms 1 s (qps_alloc +0)"
 pkill -INT -f -- "^$DP_RG --client"
 wait "$CLI" "$SRV"
+echo 10000 >/sys/module/rocecc/parameters/flow_idle_ms
 "$R" param set dev veth1 rp_rate_reduce_monitor_period 1000 rp_time_reset 50000 \
 	rp_byte_reset 32767 rp_clamp_tgt_rate 1
 
