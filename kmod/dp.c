@@ -46,10 +46,15 @@ module_param_named(qp_revalidate_ms, rocecc_qp_revalidate_ms, uint, 0644);
 MODULE_PARM_DESC(qp_revalidate_ms,
 		 "resolved QPs are asked again after this long, which drops destroyed ones (default 1000)");
 
-unsigned int rocecc_pacing_budget_pct = 50;
+unsigned int rocecc_pacing_budget_pct = 20;
 module_param_named(pacing_budget_pct, rocecc_pacing_budget_pct, uint, 0644);
 MODULE_PARM_DESC(pacing_budget_pct,
-		 "pacing never holds a packet longer than this share of its QP's ACK timeout, in percent (default 50)");
+		 "pacing never holds a packet longer than this share of its QP's ACK timeout, in percent (default 20)");
+
+bool rocecc_pacing_ack_req = true;
+module_param_named(pacing_ack_req, rocecc_pacing_ack_req, bool, 0644);
+MODULE_PARM_DESC(pacing_ack_req,
+		 "set BTH AckReq on an RC request when pacing would otherwise hold the next one past the budget (default Y)");
 
 unsigned int rocecc_pacing_default_budget_us = 8000;
 module_param_named(pacing_default_budget_us, rocecc_pacing_default_budget_us,

@@ -85,6 +85,7 @@ static const char *const cli_stats[__ROCECC_STAT_MAX] = {
 	[ROCECC_STAT_RESOLVER_MISS] = "resolver_miss",
 	[ROCECC_STAT_MALFORMED] = "malformed",
 	[ROCECC_STAT_PACING_CAPPED] = "pacing_capped",
+	[ROCECC_STAT_PACING_ACKREQ] = "pacing_ackreq",
 	[ROCECC_STAT_ECT_MARKED] = "ect_marked",
 };
 
