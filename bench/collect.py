@@ -3,11 +3,15 @@
 """Gather what `make bench` measured into one machine-readable file and one
 Markdown summary.
 
-  collect.py --out DIR [--sim JSON] [--hotpath TXT] [--bpf TXT] [--scale TXT]
+  collect.py --out DIR [--sim JSON] [--fluid JSON] [--hotpath TXT] [--bpf TXT]
+             [--scale TXT]
 
 Inputs (each optional; a missing part is reported as missing, not invented):
   --sim      the simulator's results.json (bench/dcqcn_sim --suite DIR; its
              summary.md next to it goes into the summary)
+  --fluid    the fluid model's results.json (bench/dcqcn_fluid --suite DIR;
+             likewise), and with --sim the stability table that sets the
+             CoNEXT'16 finding, the fluid model and the simulator side by side
   --hotpath  "KIND INSTRUCTIONS" lines of bench/hotpath.sh
   --bpf      the text report of selftests/bpf/bench_flowmon
   --scale    "scale key=value ..." lines of bench/vm_scale.sh
@@ -77,6 +81,62 @@ def read_scale(path):
     return rows
 
 
+# The CoNEXT'16 finding for a stability case: at 85 us 10 flows oscillate,
+# 2 and 64 do not; at 4 us nothing does; the remedy is stable to 100 us.
+def paper_finding(marking, n, delay_us):
+    if marking == "remedy":
+        return "stable"
+    if delay_us < 10:
+        return "stable"
+    if delay_us == 85:
+        return "oscillates" if n == 10 else "stable"
+    return "-"
+
+
+# fluid run names: fluid-{text,solver,remedy}-nN-dDus; the simulator's:
+# {paper,solver,remedy}-40g-nN-dDus
+FLUID_NAME = re.compile(r"^fluid-(text|solver|remedy)-n(\d+)-d(\d+)us$")
+SIM_OF = {"text": "paper", "solver": "solver", "remedy": "remedy"}
+MARKING = {"text": "Kmax 200 KB, Pmax 1%",
+           "solver": "Kmax 2000 KB, Pmax 10%",
+           "remedy": "R_AI 10 Mb/s, Kmax 1000 KB"}
+
+
+def sim_cell(s):
+    """A simulator run as: queue period, its autocorrelation, p1..p99."""
+    if s is None:
+        return "-"
+    return "%.1f ms, %.2f; %.0f..%.0f KB; %.3f" % (
+        s["queue_period_ns"] / 1e6, s["queue_acf_peak"],
+        s["queue_p1_bytes"] / 1e3, s["queue_p99_bytes"] / 1e3,
+        s["utilisation"])
+
+
+def stability_rows(fluid, sim):
+    """One row per fluid run of a CoNEXT'16 case the simulator also ran."""
+    sims = {r["name"]: r for r in sim["runs"]} if sim else {}
+    rows = []
+    for f in fluid["runs"]:
+        m = FLUID_NAME.match(f["name"])
+        if not m:
+            continue
+        marking, n, d = m.group(1), int(m.group(2)), int(m.group(3))
+        s = sims.get("%s-40g-n%d-d%dus" % (SIM_OF[marking], n, d))
+        if s is None:
+            continue
+        deq = sims.get("solver-deq-40g-n%d-d%dus" % (n, d)) \
+            if marking == "solver" else None
+        rows.append([
+            MARKING[marking], n, "%d us" % d, paper_finding(marking, n, d),
+            "%s (%.3f; %.0f..%.0f KB; %.1f ms; %.3f)" % (
+                "oscillates" if f["oscillating"] else "stable",
+                f["rate_amp_b_over_fair"], f["queue_min_bytes"] / 1e3,
+                f["queue_max_bytes"] / 1e3, f["period_us"] / 1e3,
+                f["utilisation"]),
+            sim_cell(s), sim_cell(deq) if deq else "-"])
+    return rows
+
+
 def md_table(head, rows):
     out = ["| " + " | ".join(head) + " |",
            "|" + "|".join(" --- " for _ in head) + "|"]
@@ -88,6 +148,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
     ap.add_argument("--sim")
+    ap.add_argument("--fluid")
     ap.add_argument("--hotpath")
     ap.add_argument("--bpf")
     ap.add_argument("--scale")
@@ -124,6 +185,31 @@ def main():
             # demote the simulator's own headings one level
             md += ["#" + l if l.startswith("#") else l for l in text]
         md.append("")
+
+    fluid = load("fluid model", lambda p: json.load(open(p)), a.fluid)
+    if fluid is not None:
+        res["fluid_model"] = fluid
+        flmd = os.path.join(os.path.dirname(a.fluid), "summary.md")
+        if os.path.exists(flmd):
+            text = open(flmd).read().strip().splitlines()
+            md += ["#" + l if l.startswith("#") else l for l in text]
+            md.append("")
+        rows = stability_rows(fluid, sim)
+        if rows:
+            res["stability"] = rows
+            md += ["## Stability: CoNEXT'16, the fluid model, the simulator",
+                   "",
+                   "Paper profile, 40 Gb/s. Fluid model: its verdict (the "
+                   "largest flow-rate swing over C/N at the end; the queue's "
+                   "range there; the period; utilisation). Simulator: the "
+                   "queue's oscillation period and its autocorrelation there "
+                   "(near 1: a regular cycle, near 0: noise); the queue's "
+                   "p1..p99; utilisation, marking at enqueue and, for the "
+                   "solver's marking, at egress (bench/README.md, \"The "
+                   "fluid model, integrated\").", "",
+                   md_table(["marking", "N", "delay", "CoNEXT'16",
+                             "fluid model", "simulator",
+                             "simulator, egress marking"], rows), ""]
 
     hp = load("hotpath", read_hotpath, a.hotpath)
     if hp is not None:

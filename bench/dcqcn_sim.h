@@ -15,6 +15,8 @@
 #include <rocecc/dcqcn.h>
 #include <rocecc/params.h>
 
+#include "fluid.h"
+
 #define SIM_FLOWS_MAX	256
 
 /* --- event queue: a binary min-heap ordered by (time, insertion seq) ---- */
@@ -27,6 +29,8 @@ enum sim_ev_type {
 	EV_CNP,		/* a CNP reaches the sender (RP) */
 	EV_WAKE,	/* the RP's timer increase event: re-evaluate pacing */
 	EV_TICK,	/* sampling clock (queue, rates, CSV) */
+	EV_DEQ,		/* a packet starts to leave the switch (egress
+			 * marking; gen: when its last bit leaves) */
 };
 
 struct sim_ev {
@@ -55,37 +59,17 @@ struct sim_cfg {
 	uint64_t delay_ns;		/* feedback loop delay tau* (no queueing) */
 	uint64_t kmin_bytes, kmax_bytes;	/* RED/ECN thresholds */
 	double pmax;			/* marking probability at Kmax */
+	bool mark_dequeue;		/* RED on the queue at departure */
 	uint64_t pfc_bytes;		/* PFC XOFF threshold (0: no PFC) */
 	uint64_t duration_ns;		/* simulated time */
 	double steady_frac;		/* steady window = last fraction */
 	uint64_t win_ns;		/* throughput window (0: automatic) */
-	double band;			/* convergence band, e.g. 0.10 */
+	double conv_jain;		/* a window is fair at Jain >= this */
 	uint64_t qsample_ns;		/* queue sampling period */
 	uint64_t jitter_ns;		/* flow start times in [0, jitter) */
 	uint64_t seed;
 	const char *csv;		/* rate/queue time series (NULL: none) */
 	uint64_t csv_ns;		/* its period */
-};
-
-/* --- the fluid model's fixed point (CoNEXT'16, docs/dcqcn.md §7.2) --- */
-
-struct fp_in {
-	double c_pps;		/* bottleneck capacity C, packets/s */
-	double n;		/* flows N */
-	double tau;		/* CNP interval tau, s */
-	double tau_a;		/* alpha period tau', s */
-	double t_inc;		/* increase timer T, s */
-	double b_pkts;		/* byte counter B, packets (0: disabled) */
-	double f;		/* fast-recovery steps F */
-	double rai_pps;		/* R_AI, packets/s */
-};
-
-struct fp_out {
-	double rate_pps;	/* R_C* = C / N */
-	double p;		/* marking probability p* (NAN if none) */
-	double p_approx;	/* small-p cube-root approximation */
-	double alpha;		/* alpha* */
-	double q_bytes;		/* standing queue q* from p* via RED */
 };
 
 /* --- results ---------------------------------------------------------------- */
@@ -98,15 +82,19 @@ struct sim_res {
 	double pmax;
 	uint64_t sim_ns, steady_ns, win_ns, seed;
 	uint64_t events, packets, marked, cnp_sent, cnp_handled, cnp_ignored;
-	uint64_t pfc_pauses;
+	uint64_t pfc_pauses, pfc_pauses_steady;
 	double pfc_paused_frac;		/* paused flow-time / (N * sim time) */
-	/* convergence: start of the first window from which every flow stays
-	 * within +-band of C/N to the end (-1: never, or too late) */
+	double pfc_paused_steady_frac;	/* the same in the steady window */
+	/* convergence: start of the first window from which every window
+	 * to the end is fair (Jain >= conv_jain, no PAUSE; -1: never, or
+	 * too late) */
 	int64_t conv_ns;
-	double band, inband_frac;	/* steady windows with all in band */
+	double conv_jain, fair_frac;	/* steady windows that are fair */
 	double jain, util, mark_frac;
 	double thr_min, thr_max;	/* steady throughput / (C/N) */
 	double q_p1, q_p50, q_p99, q_max, q_min, q_mean, q_std, q_cv;
+	double q_period_ns, q_acf;	/* queue oscillation: period and the
+					 * autocorrelation there (0: none) */
 	double q_max_all;		/* over the whole run */
 	double rate_cv, alpha_mean;	/* steady, per flow, averaged */
 	struct fp_out pred;
@@ -121,12 +109,11 @@ void heap_free(struct sim_heap *h);
 void heap_push(struct sim_heap *h, uint64_t t, uint32_t type, uint32_t flow,
 	       uint64_t gen);
 bool heap_pop(struct sim_heap *h, struct sim_ev *ev);
-double fp_approx(const struct fp_in *in);
-double fp_residual(const struct fp_in *in, double p);
-int fp_solve(const struct fp_in *in, struct fp_out *out);
 void fp_from_cfg(const struct sim_cfg *c, struct fp_in *in);
 void sim_cfg_default(struct sim_cfg *c, unsigned int profile);
 int sim_run(const struct sim_cfg *c, struct sim_res *r);
 void res_json(FILE *f, const struct sim_res *r, const char *indent);
+void queue_acf_peak(const uint32_t *q, size_t n, size_t bin, double *lag,
+		    double *peak);
 
 #endif /* _DCQCN_SIM_H */

@@ -134,6 +134,154 @@ static void test_fixed_point(void)
 	       "fixed point: q* = Kmin + p*/Pmax (Kmax - Kmin) = %.0f B", want);
 }
 
+/*
+ * The steady-window metrics from hand-made window bytes and queue samples:
+ * 2 flows on a 8000 Mb/s link (1 byte/ns), 10 windows of 1 ms, so C/N is
+ * 500000 bytes per window; steady window = the last 4.5 ms, so windows
+ * 6..9 (window 5 straddles its start and is left out).
+ */
+static void test_windows(void)
+{
+	static const uint64_t bytes[10][2] = {
+		{ 900000, 100000 },	/* 0-2: unfair */
+		{ 800000, 200000 },
+		{ 700000, 300000 },	/* Jain 0.86 */
+		{ 500000, 460000 },	/* 3: Jain 0.998 */
+		{ 500000, 500000 },
+		{ 990000,  10000 },	/* 5: unfair, straddles the start */
+		{ 500000, 460000 },	/* 6: PAUSE in it (below) */
+		{ 500000, 500000 },
+		{ 300000, 300000 },	/* 8: fair, link at 60 % */
+		{ 500000, 460000 },
+	};
+	struct sim_cfg c;
+	struct sim_res r;
+	struct sim s = { .c = &c, .r = &r };
+	uint64_t wb[20];
+	uint32_t pfc[11] = { 0 }, qs[100];
+	unsigned int w, i;
+	double jain, sum0 = 500000 * 3 + 300000, sum1 = 460000 * 2 + 500000 +
+		300000;
+	struct flow f[2] = { { .paused_ns = 0 } };
+
+	sim_cfg_default(&c, ROCECC_PROFILE_MLX5);
+	c.link_mbps = 8000;
+	c.duration_ns = 10000000;
+	memset(&r, 0, sizeof(r));
+	for (w = 0; w < 10; w++)
+		for (i = 0; i < 2; i++)
+			wb[w * 2 + i] = bytes[w][i];
+	s.win_bytes = wb;
+	s.win_pfc = pfc;
+	s.win_ns = 1000000;
+	s.nwin = 10;
+	s.steady_t0 = 5500000;
+	r.steady_ns = 4500000;
+	s.f = f;
+
+	/* a pause from 4.9 to 5.7 ms, then one at 6.2 ms for 0.1 ms */
+	pfc_pause(&s, &f[0], 4900000, 5700000);
+	pfc_pause(&s, &f[1], 6200000, 6300000);
+	tap_ok(f[0].paused_ns == 800000 && f[0].paused_steady_ns == 200000,
+	       "windows: a pause across the steady start counts 0.2 of its 0.8 ms there");
+	tap_ok(r.pfc_pauses == 2 && r.pfc_pauses_steady == 1 &&
+	       pfc[4] == 1 && pfc[6] == 1,
+	       "windows: pauses counted, in their windows, 1 in the steady window");
+	finish_flows(&s);
+	tap_ok(near(r.pfc_paused_steady_frac, 300000.0 / 2 / 4500000, 1e-12),
+	       "windows: steady PFC share = paused steady flow-time / (N x steady time)");
+
+	finish_windows(&s);
+	tap_ok(r.conv_ns == 7000000,
+	       "windows: converged from window 7 (after the pause in 6), got %.1f ms",
+	       r.conv_ns / 1e6);
+	tap_ok(near(r.fair_frac, 3.0 / 4, 1e-12),
+	       "windows: 3 of the 4 steady windows fair (a fair window at 60 %% of C is fair)");
+	jain = (sum0 + sum1) * (sum0 + sum1) / (2 * (sum0 * sum0 + sum1 * sum1));
+	tap_ok(near(r.jain, jain, 1e-12), "windows: Jain %.6f over windows 6..9",
+	       r.jain);
+	tap_ok(near(r.util, (sum0 + sum1) / 4e6, 1e-12),
+	       "windows: utilisation %.4f = bytes / (C x 4 ms)", r.util);
+	tap_ok(near(r.thr_min, sum1 / 2e6, 1e-12) &&
+	       near(r.thr_max, sum0 / 2e6, 1e-12),
+	       "windows: slowest / fastest flow %.3f / %.3f of C/N", r.thr_min,
+	       r.thr_max);
+	/* an unfair window (Jain 0.96) at the end: no convergence */
+	wb[9 * 2] = 700000;
+	finish_windows(&s);
+	tap_ok(r.conv_ns == -1, "windows: an unfair last window: not converged");
+
+	/* queue samples 100, 200, ..., 10000 bytes, shuffled */
+	for (i = 0; i < 100; i++)
+		qs[(i * 37) % 100] = (i + 1) * 100;
+	s.qs = qs;
+	s.nqs = 100;
+	finish_queue(&s);
+	tap_ok(r.q_min == 100 && r.q_max == 10000 && r.q_p50 == 5100 &&
+	       r.q_p99 == 9900 && r.q_p1 == 200,
+	       "queue: min/p1/p50/p99/max %.0f/%.0f/%.0f/%.0f/%.0f",
+	       r.q_min, r.q_p1, r.q_p50, r.q_p99, r.q_max);
+	tap_ok(near(r.q_mean, 5050, 1e-12) &&
+	       near(r.q_std, 100 * sqrt((100.0 * 100 - 1) / 12), 1e-9) &&
+	       near(r.q_cv, r.q_std / 5050, 1e-12),
+	       "queue: mean %.0f, std %.1f (population), CV", r.q_mean, r.q_std);
+}
+
+/* The queue's oscillation from its autocorrelation. */
+static void test_acf(void)
+{
+	static uint32_t q[200000];
+	uint64_t rng = 7;
+	double lag, peak;
+	size_t i;
+
+	/* a period of 2000 samples (2 ms at 1 us) and some noise */
+	for (i = 0; i < 200000; i++)
+		q[i] = (uint32_t)(100000 + 80000 * sin(2 * M_PI * i / 2000.0) +
+				  (rng_next(&rng) % 20000));
+	queue_acf_peak(q, 200000, 10, &lag, &peak);
+	tap_ok(near(lag, 2000, 0.01) && peak > 0.9,
+	       "acf: a 2000-sample cycle: period %.0f, peak %.2f", lag, peak);
+	/* a random queue: no regular cycle */
+	for (i = 0; i < 200000; i++)
+		q[i] = (uint32_t)(rng_next(&rng) % 100000);
+	queue_acf_peak(q, 200000, 10, &lag, &peak);
+	tap_ok(peak < 0.1, "acf: noise: peak %.2f (lag %.0f)", peak, lag);
+	for (i = 0; i < 200000; i++)
+		q[i] = 5000;
+	queue_acf_peak(q, 200000, 10, &lag, &peak);
+	tap_ok(lag == 0 && peak == 0, "acf: a constant queue: none");
+}
+
+/* Egress marking judges the queue behind the packet when it leaves. */
+static void test_egress(void)
+{
+	struct sim_cfg c;
+	struct sim_res r;
+	struct sim s = { .c = &c, .r = &r };
+	struct sim_ev ev;
+
+	sim_cfg_default(&c, ROCECC_PROFILE_MLX5);
+	c.link_mbps = 8000;		/* 1 byte per ns */
+	c.kmin_bytes = c.kmax_bytes = 1000;
+	c.pmax = 1;			/* a step at 1000 B */
+	memset(&r, 0, sizeof(r));
+	heap_init(&s.h);
+	s.d_fwd = 2000;
+	/* at 10 us, 3000 B left to send: this packet's 1000 and 2000 behind */
+	s.busy_ps = 13000 * 1000ULL;
+	ev_deq(&s, 3, 10000, 11000);
+	tap_ok(r.marked == 1 && heap_pop(&s.h, &ev) && ev.type == EV_CE &&
+	       ev.flow == 3 && ev.t == 13000,
+	       "egress: 2000 B behind the packet: marked, CE at the NP half the delay after it left");
+	/* 1500 B left: 500 behind, below the step, although 1500 > 1000 */
+	s.busy_ps = 11500 * 1000ULL;
+	ev_deq(&s, 3, 10000, 11000);
+	tap_ok(r.marked == 1 && !heap_pop(&s.h, &ev),
+	       "egress: 500 B behind it: not marked (the packet itself does not count)");
+	heap_free(&s.h);
+}
+
 static void small_cfg(struct sim_cfg *c)
 {
 	sim_cfg_default(c, ROCECC_PROFILE_MLX5);
@@ -174,6 +322,13 @@ static void test_runs(void)
 	       "run: writing the CSV time series changes nothing");
 	unlink(csv);
 	c.csv = NULL;
+	c.mark_dequeue = true;
+	fd = sim_run(&c, &b);
+	tap_ok(fd == 0 && b.marked != a.marked && b.jain > 0.95 &&
+	       b.util > 0.95,
+	       "run: egress marking: another run (Jain %.4f, utilisation %.4f)",
+	       b.jain, b.util);
+	c.mark_dequeue = false;
 	c.seed = 2;
 	tap_ok(sim_run(&c, &b) == 0 && b.marked != a.marked,
 	       "run: another seed, another run");
@@ -197,6 +352,9 @@ int main(void)
 	test_red();
 	test_heap();
 	test_fixed_point();
+	test_windows();
+	test_acf();
+	test_egress();
 	test_runs();
 	return tap_done();
 }

@@ -11,10 +11,11 @@
  *     a CE-marked packet is answered with a CNP.
  *
  * The semantics are the NVIDIA firmware model (docs/dcqcn.md §2.3), in
- * integers: rates in kb/s (__u32, so at most 4 Tb/s), alpha in 1/1024,
- * times in nanoseconds (__u64) supplied by the caller. Nothing here reads a
- * clock, allocates, locks or divides on the common per-packet path; the
- * caller serialises calls on one flow.
+ * integers: rates in kb/s (__u32, so at most 4 Tb/s), alpha in 1/1024 at
+ * the interface (parameters, rp->alpha) and in 2^-26 inside (see "Alpha
+ * precision"), times in nanoseconds (__u64) supplied by the caller.
+ * Nothing here reads a clock, allocates, locks or divides on the common
+ * per-packet path; the caller serialises calls on one flow.
  *
  * Parameters come from struct rocecc_params (params.h) on every call, with
  * the units of include/uapi/linux/rocecc.h. They are expected to be valid
@@ -33,7 +34,7 @@
  *
  *  - CNP at time t. First the state is advanced to t (see "Lazy evaluation").
  *    If the flow is not yet limited, it becomes limited for good: alpha =
- *    rp_initial_alpha_value, rate = target = rp_rate_to_set_on_first_cnp
+ *    rp_initial_alpha_value / 1024, rate = target = rp_rate_to_set_on_first_cnp
  *    (0 = ceiling; clamped to [floor, ceiling]), and the alpha clock starts
  *    (first tick at t + rp_dce_tcp_rtt). The cut below then applies to this
  *    first CNP too, so one CNP from line rate with the mlx5 defaults leaves
@@ -43,7 +44,8 @@
  *    Otherwise (cnp_handled):
  *      target clamp: if rp_clamp_tgt_rate, or byte_stage > 0, or
  *        (rp_clamp_tgt_rate_ati and timer_stage > 0): R_T = R_C;
- *      reduction = min(R_C * alpha >> rp_gd,
+ *      reduction = min(R_C * alpha_fine >> (rp_gd + 16) (alpha_fine is
+ *                      alpha in 2^-26: R_C * alpha / 2 for rp_gd 11),
  *                      R_C * (100 - rp_min_dec_fac) / 100);
  *      R_C = max(R_C - reduction, floor);
  *      both stages and the byte counter go to 0, the increase timer
@@ -54,17 +56,52 @@
  *    flow reacts within one CNP and the kernel needs no per-flow timer.)
  *
  *  - Alpha clock [K, tau']: ticks every rp_dce_tcp_rtt from the first CNP,
- *    forever. At a tick: if a CNP arrived since the previous tick,
- *    alpha = min(ceil(G * alpha / 1024) + (1024 - G), 1023), else
- *    alpha = G * alpha >> 10 (rounded down), with G = rp_dce_tcp_g (paper:
- *    g = (1024 - G) / 1024); the flag is cleared.
- *    The rise rounds up on purpose. The published firmware formula,
- *    (G * alpha >> 10) + (1024 - G), loses up to one unit per tick and gets
- *    stuck as soon as that loss equals the gain: with G = 1019 alpha never
- *    climbs past 820/1024 (769/1024 with the paper's G = 1020), so a flow
- *    under persistent congestion would never see the paper's alpha -> 1
- *    (cuts of 40% instead of 50%). Rounding the rise up and the decay down
- *    lets alpha reach 1023 under CNPs and 0 without them.
+ *    forever. With G = rp_dce_tcp_g (paper: g = (1024 - G) / 1024):
+ *    a tick with the flag set (a CNP arrived since the previous tick)
+ *    raises alpha to alpha * G / 1024 + (1024 - G) / 1024, at most
+ *    1023/1024; any other tick multiplies alpha by G / 1024. The flag is
+ *    cleared. The decay is exact: n ticks in a row without a CNP multiply
+ *    alpha by (G / 1024)^n, and the result is rounded (down, to 2^-26)
+ *    only where it is used: at a rise, at a cut, and in rp->alpha. So the
+ *    state is the alpha of the last rise (alpha_base, 2^-26) and the
+ *    number of decaying ticks since (alpha_decays, saturating at
+ *    ROCECC_RP_ALPHA_DECAYS_MAX, where (G / 1024)^n is 0 at 2^-32 for
+ *    every G); rp->alpha_fine (2^-26, rounded down) and rp->alpha (1/1024,
+ *    rounded to nearest) are derived from them. (G / 1024)^n is computed
+ *    in 2^-32 by binary powering, at most ROCECC_RP_ALPHA_POW_BITS
+ *    squarings, each rounded down (rocecc_rp_alpha_pow()); over every G
+ *    and n its error is at most 89 units of 2^-32, which is at most 3
+ *    units of alpha_fine.
+ *
+ * Alpha precision. alpha is what a cut takes away (R_C * alpha / 2), and
+ *    at equilibrium it is about the share of alpha ticks that carry a CNP.
+ *    With mlx5's 1 us tick that share is small: 64 flows at 25 Gb/s send 49
+ *    packets per ms each, and at the fluid model's fixed point (p* = 0.057)
+ *    the equilibrium alpha is 0.0028 = 2.9/1024. Its decay per tick is 5/1024
+ *    of it, 1.4e-5 or 0.014 units of 1/1024. The firmware formula in whole
+ *    1/1024 units (alpha = G * alpha >> 10) removes at least a whole unit per
+ *    tick below 205/1024, 70 times the exact decay at 2.9/1024, so alpha
+ *    could stay above 0 only if more than one tick in 6 carried a CNP (5
+ *    units up per CNP tick, 1 down per other tick). It collapsed to 0 at
+ *    scale, cuts became tiny and the queue sat at the PFC threshold
+ *    (bench/README.md, the grid before this change). A tick-by-tick decay in
+ *    finer units still rounds once per tick: in 2^-20 it would be 14.3 units
+ *    rounded to 14 or 15 at alpha = 0.0028, up to 7 % off, and in 2^-26 the
+ *    lazy evaluation would have to walk up to 19000 decaying ticks (G = 1023)
+ *    one by one. Deferring the rounding to the uses makes the decay exact
+ *    whatever the number of ticks and turns the walk into one power (at most
+ *    15 squarings). What is left is one rounding of at most 2^-26 (1.5e-8,
+ *    plus the power's 3 units) per rise, against a rise of g * (1 - alpha) =
+ *    4.9e-3 per CNP tick: below 1e-5 of it, and about 1e-5 of the smallest
+ *    equilibrium alpha the benchmarks meet (1.2e-3, mlx5 at 100 and 400
+ *    Gb/s). Fewer bits would do for these (16 bits: 0.3 % of a rise); 26 bits
+ *    keep every product in 64 bits with 6 bits to spare (R_C * alpha_fine <
+ *    2^58, alpha_base * (G/1024)^n in 2^-32 < 2^58) and leave the power's
+ *    error (3 units) below 2e-7 of alpha's range. rp->alpha, the parameters
+ *    and the uapi keep 1/1024. The rise is the published firmware formula in
+ *    these units, rounded down; in whole 1/1024 units that formula could not
+ *    climb past 820/1024 (its rounding loss equals the gain there), in 2^-26
+ *    it reaches the 1023/1024 cap.
  *
  *  - Increase events, only while limited, from two sources:
  *    the timer [T] fires every rp_time_reset after the last cut, and the
@@ -97,16 +134,18 @@
  * at t raises the rate before a CNP at t cuts it). Ticks and timer events
  * at the same instant are ordered alpha tick first; the order cannot change
  * the result, because ticks touch only alpha and the flag while timer
- * events touch only the rates and stages. A time earlier than the latest
- * one seen is taken as the latest one (time never runs backwards).
+ * events touch only the rates and stages. Reading alpha (rp->alpha) never
+ * changes the state, so an extra rocecc_rp_advance() changes nothing. A
+ * time earlier than the latest one seen is taken as the latest one (time
+ * never runs backwards).
  * The state after any sequence of calls equals, bit for bit, the state of
  * an event-by-event model (selftests/unit/dcqcn_ref.h checks this).
  *
  * Bounded work. After a long idle period thousands of events may be due;
  * they are skipped arithmetically where the outcome is known:
- *  - alpha only falls without CNPs (G * a >> 10 < a for a > 0, G < 1024),
- *    so at most 1023 decaying ticks are computed; once alpha is 0 with no
- *    CNP pending the remaining ticks are skipped at once.
+ *  - alpha ticks: only the first due tick can carry the flag; the others
+ *    only add to alpha_decays, all at once. Then one power refreshes
+ *    alpha_fine.
  *  - increase events: the gap D = R_T - R_C follows D' = (D + d) / 2
  *    (rounded down) for a step d (0, R_AI or R_HAI) while R_T is below the
  *    ceiling, and reaches its fixed point (D = d or D = d - 1, where both
@@ -116,8 +155,8 @@
  *    pass the ceiling. At the ceiling the gap halves to 0 within 32
  *    events, after which events only move the stage counter.
  * Worst case of one call, in loop iterations (ROCECC_RP_ITER):
- *  - alpha: 1 tick that consumes the CNP flag, at most 1023 decaying ticks
- *    and 1 skip: 1025 (ROCECC_RP_ALPHA_ITER_MAX);
+ *  - alpha: one power, ROCECC_RP_ALPHA_POW_BITS iterations
+ *    (ROCECC_RP_ALPHA_ITER_MAX);
  *  - one increase batch (the timer, then for a sent packet the byte
  *    counter): the other stage is fixed during a batch, so a batch sees at
  *    most two phases, fast recovery then additive (other <= F) or additive
@@ -126,11 +165,13 @@
  *    has at most F <= 31 events anyway; at the ceiling at most 32 events
  *    close the gap and 1 iteration skips the rest: 33 + 33 + 33 = 99
  *    (ROCECC_RP_INC_ITER_MAX);
- *  so at most 1025 + 2 * 99 = 1223 per call (ROCECC_RP_ITER_MAX).
+ *  so at most 15 + 2 * 99 = 213 per call (ROCECC_RP_ITER_MAX).
  * The test suite measures the maximum over its traces.
  *
  * Divisions happen only when two or more periods are due at once (so at
- * most once per alpha or timer period of wall time), for a jump over
+ * most once per alpha or timer period of wall time; with mlx5's 1 us
+ * alpha period that is most calls of a flow slower than a packet per us:
+ * two 64-by-32 divisions), for a jump over
  * several increase events (a 32-bit division), on a cut, on a rate change
  * (the pacing multiplier) and for a packet that covers the byte threshold
  * twice or more. The common per-packet call, with nothing or one event
@@ -161,8 +202,21 @@
 #define ROCECC_RP_PACE_NUM	(8000000ULL << ROCECC_RP_PACE_SHIFT)
 #define ROCECC_RP_PACE_LEN_MAX	131072U		/* 2^17 */
 
+/*
+ * Alpha inside: 2^-26 units (SHIFT), at most 1023/1024 (CAP, the
+ * 1/1024 interface's 1023); decaying ticks counted up to DECAYS_MAX, where
+ * (G / 1024)^n is 0 in 2^-32 for every G <= 1023 (from n = 21995 on for
+ * G = 1023), in a power of at most POW_BITS squarings. See "Alpha
+ * precision".
+ */
+#define ROCECC_RP_ALPHA_SHIFT		26
+#define ROCECC_RP_ALPHA_UNIT_SHIFT	(ROCECC_RP_ALPHA_SHIFT - 10)
+#define ROCECC_RP_ALPHA_CAP		(1023U << ROCECC_RP_ALPHA_UNIT_SHIFT)
+#define ROCECC_RP_ALPHA_POW_BITS	15
+#define ROCECC_RP_ALPHA_DECAYS_MAX	((1U << ROCECC_RP_ALPHA_POW_BITS) - 1)
+
 /* Loop iterations, see "Bounded work" above. */
-#define ROCECC_RP_ALPHA_ITER_MAX	1025
+#define ROCECC_RP_ALPHA_ITER_MAX	ROCECC_RP_ALPHA_POW_BITS
 #define ROCECC_RP_INC_ITER_MAX		99
 #define ROCECC_RP_ITER_MAX		(ROCECC_RP_ALPHA_ITER_MAX + \
 					 2 * ROCECC_RP_INC_ITER_MAX)
@@ -188,7 +242,11 @@ struct rocecc_rp {
 	__u32 rate;		/* current rate [R_C] */
 	__u32 target;		/* target rate [R_T], never below R_C */
 	__u32 line_rate;	/* device line rate given at init */
-	__u32 alpha;		/* [alpha] in 1/1024, 0..1023 */
+	/* [alpha] in 1/1024, 0..1023, to nearest from alpha_fine (derived) */
+	__u32 alpha;
+	__u32 alpha_fine;	/* [alpha] in 2^-26, rounded down (derived) */
+	__u32 alpha_base;	/* alpha after the last rise, 2^-26 */
+	__u32 alpha_decays;	/* decaying ticks since, <= DECAYS_MAX */
 	__u32 timer_stage;	/* timer events since the last cut [T count] */
 	__u32 byte_stage;	/* byte events since the last cut [BC count] */
 	__u8 limited;		/* has seen its first CNP */
@@ -310,6 +368,88 @@ static inline void rocecc_rp_init(struct rocecc_rp *rp,
 	rocecc_rp_set_pace(rp);
 }
 
+/* rp_dce_tcp_g, at most 1023 (the decay factor G / 1024 stays below 1). */
+static inline __u32 rocecc_rp_alpha_g(const struct rocecc_params *p)
+{
+	__u32 g = p->v[ROCECC_PARAM_RP_DCE_TCP_G];
+
+	return g < 1023 ? g : 1023;
+}
+
+/*
+ * (@g / 1024)^@n in 2^-32, for 1 <= n <= ROCECC_RP_ALPHA_DECAYS_MAX and
+ * g <= 1023: binary powering from the top bit of n down, every squaring
+ * and every multiplication by g / 1024 rounded down. The value stays below
+ * 2^32, so every product fits in 64 bits. ROCECC_RP_ALPHA_POW_BITS
+ * iterations, no division.
+ */
+static inline __u64 rocecc_rp_alpha_pow(__u32 g, __u32 n)
+{
+	__u64 x = 0;
+	bool on = false;
+	int i;
+
+	for (i = ROCECC_RP_ALPHA_POW_BITS - 1; i >= 0; i--) {
+		ROCECC_RP_ITER();
+		if (on)
+			x = (x * x) >> 32;
+		if (!((n >> i) & 1))
+			continue;
+		x = on ? (x * g) >> 10 : (__u64)g << 22;
+		on = true;
+	}
+	return x;
+}
+
+/* Derive alpha_fine and alpha (1/1024) from alpha_base and alpha_decays. */
+static inline void rocecc_rp_alpha_refresh(struct rocecc_rp *rp,
+					   const struct rocecc_params *p)
+{
+	__u64 a = rp->alpha_base;
+
+	if (rp->alpha_decays && a)
+		a = (a * rocecc_rp_alpha_pow(rocecc_rp_alpha_g(p),
+					     rp->alpha_decays)) >> 32;
+	rp->alpha_fine = (__u32)a;
+	a = (a + (1U << (ROCECC_RP_ALPHA_UNIT_SHIFT - 1))) >>
+		ROCECC_RP_ALPHA_UNIT_SHIFT;
+	rp->alpha = a < 1023 ? (__u32)a : 1023;
+}
+
+/*
+ * The alpha ticks due at or before @t: the first one rises if a CNP arrived
+ * since the previous tick, every other one decays (see "Alpha clock").
+ */
+static inline void rocecc_rp_alpha_ticks(struct rocecc_rp *rp,
+					 const struct rocecc_params *p,
+					 __u64 t)
+{
+	__u64 n, a;
+	__u32 g;
+
+	if (rp->next_alpha > t)
+		return;
+	n = rocecc_rp_due(t - rp->next_alpha, p, ROCECC_PARAM_RP_DCE_TCP_RTT);
+	rp->next_alpha += n *
+		rocecc_rp_period_ns(p, ROCECC_PARAM_RP_DCE_TCP_RTT);
+	if (rp->cnp_arrived) {
+		/* alpha_fine is current (last tick or first CNP) */
+		g = rocecc_rp_alpha_g(p);
+		a = (((__u64)rp->alpha_fine * g) >> 10) +
+			((__u64)(1024 - g) << ROCECC_RP_ALPHA_UNIT_SHIFT);
+		rp->alpha_base = a < ROCECC_RP_ALPHA_CAP ? (__u32)a :
+			ROCECC_RP_ALPHA_CAP;
+		rp->alpha_decays = 0;
+		rp->cnp_arrived = 0;
+		n--;
+	}
+	if (n >= ROCECC_RP_ALPHA_DECAYS_MAX - rp->alpha_decays)
+		rp->alpha_decays = ROCECC_RP_ALPHA_DECAYS_MAX;
+	else
+		rp->alpha_decays += (__u32)n;
+	rocecc_rp_alpha_refresh(rp, p);
+}
+
 /* Add @k to a stage counter, saturating at ROCECC_RP_STAGE_MAX. */
 static inline void rocecc_rp_stage_add(__u32 *stage, __u64 k)
 {
@@ -396,8 +536,7 @@ static inline __u64 __rocecc_rp_advance(struct rocecc_rp *rp,
 					const struct rocecc_params *p,
 					__u64 t)
 {
-	__u64 rtt, n;
-	__u32 g, a;
+	__u64 n;
 
 	if (t < rp->now)
 		t = rp->now;
@@ -406,28 +545,7 @@ static inline __u64 __rocecc_rp_advance(struct rocecc_rp *rp,
 		return t;
 
 	/* Alpha ticks [K]. */
-	rtt = rocecc_rp_period_ns(p, ROCECC_PARAM_RP_DCE_TCP_RTT);
-	g = p->v[ROCECC_PARAM_RP_DCE_TCP_G];
-	if (g > 1023)
-		g = 1023;
-	while (rp->next_alpha <= t) {
-		ROCECC_RP_ITER();
-		if (rp->cnp_arrived) {
-			/* G * alpha / 1024 rounded up: see the model */
-			a = ((g * rp->alpha + 1023) >> 10) + (1024 - g);
-			rp->alpha = a < 1023 ? a : 1023;
-			rp->cnp_arrived = 0;
-		} else if (rp->alpha) {
-			rp->alpha = (g * rp->alpha) >> 10;
-		} else {
-			/* 0 stays 0 until a CNP: skip every due tick. */
-			n = rocecc_rp_due(t - rp->next_alpha, p,
-					  ROCECC_PARAM_RP_DCE_TCP_RTT);
-			rp->next_alpha += n * rtt;
-			break;
-		}
-		rp->next_alpha += rtt;
-	}
+	rocecc_rp_alpha_ticks(rp, p, t);
 
 	/* Timer increase events [T]. */
 	if (rp->next_timer <= t) {
@@ -491,7 +609,7 @@ static inline bool rocecc_rp_on_cnp(struct rocecc_rp *rp,
 				    const struct rocecc_params *p, __u64 t)
 {
 	__u32 old = rp->rate;
-	__u32 top, bottom, r, mdf;
+	__u32 top, bottom, r, mdf, sh;
 	__u64 red, red2;
 
 	t = __rocecc_rp_advance(rp, p, t);
@@ -501,7 +619,10 @@ static inline bool rocecc_rp_on_cnp(struct rocecc_rp *rp,
 		/* First CNP: the flow becomes rate limited. */
 		rp->limited = 1;
 		r = p->v[ROCECC_PARAM_RP_INITIAL_ALPHA_VALUE];
-		rp->alpha = r < 1023 ? r : 1023;
+		rp->alpha_base = (r < 1023 ? r : 1023) <<
+			ROCECC_RP_ALPHA_UNIT_SHIFT;
+		rp->alpha_decays = 0;
+		rocecc_rp_alpha_refresh(rp, p);
 		r = p->v[ROCECC_PARAM_RP_RATE_TO_SET_ON_FIRST_CNP];
 		r = r && r <= ROCECC_RATE_MAX_MBPS ? rocecc_rp_kbps(p, r) : top;
 		if (r > top)
@@ -524,8 +645,9 @@ static inline bool rocecc_rp_on_cnp(struct rocecc_rp *rp,
 	if (p->v[ROCECC_PARAM_RP_CLAMP_TGT_RATE] || rp->byte_stage ||
 	    (p->v[ROCECC_PARAM_RP_CLAMP_TGT_RATE_ATI] && rp->timer_stage))
 		rp->target = rp->rate;
-	red = ((__u64)rp->rate * rp->alpha) >>
-		(p->v[ROCECC_PARAM_RP_GD] & 63);
+	/* alpha_fine is current: refreshed by the advance or above */
+	sh = p->v[ROCECC_PARAM_RP_GD] + ROCECC_RP_ALPHA_UNIT_SHIFT;
+	red = sh < 64 ? ((__u64)rp->rate * rp->alpha_fine) >> sh : 0;
 	mdf = p->v[ROCECC_PARAM_RP_MIN_DEC_FAC];
 	red2 = mdf < 100 ? rocecc_div_u64((__u64)rp->rate * (100 - mdf), 100)
 			 : 0;

@@ -28,8 +28,9 @@
  *   window T1 T2          print every distinct state the core passes
  *                         through from T1 to T2: the state at T1, then the
  *                         state after each alpha tick or timer event due up
- *                         to T2 (ticks that leave alpha at 0 are skipped:
- *                         they change nothing). A flow dump taken at an
+ *                         to T2 (once alpha shows 0 with no CNP pending,
+ *                         ticks are skipped: alpha only decays then, and
+ *                         in 1/1024 it stays 0). A flow dump taken at an
  *                         unknown time in [T1, T2] must equal one of these
  *                         lines.
  *
@@ -450,7 +451,7 @@ static int window(struct ctx *c, __u64 t1, __u64 t2)
 	format_state(c, false, prev, sizeof(prev));
 	print_state(c);
 	while (c->rp.limited) {
-		/* Ticks that leave alpha at 0 change nothing: skip them. */
+		/* Ticks after alpha shows 0 (1/1024) change nothing shown. */
 		t = c->rp.next_timer;
 		if ((c->rp.alpha || c->rp.cnp_arrived) && c->rp.next_alpha < t)
 			t = c->rp.next_alpha;

@@ -11,6 +11,11 @@
  *    new one. Nothing is skipped or batched: an idle second with a 1 us
  *    alpha period is a million ticks.
  *  - the byte counter fires one event per threshold crossed, in a loop.
+ *  - alpha is the alpha of the last rise and the count of decaying ticks
+ *    since, as the model says; every tick updates both and recomputes the
+ *    value, with the power (G/1024)^n written as its recursive definition
+ *    (P(1) = G/1024, P(n) = P(n/2)^2, times G/1024 for odd n, each step
+ *    rounded down in 2^-32) rather than the core's loop.
  *  - rates are kept in 64-bit integers and checked against the bounds on
  *    every change.
  *
@@ -37,7 +42,10 @@ struct ref_rp {
 	uint64_t now;
 	uint64_t line;		/* kb/s */
 	uint64_t rate, target;	/* kb/s */
-	uint64_t alpha;
+	uint64_t alpha;		/* 1/1024, rounded to nearest */
+	uint64_t alpha_fine;	/* 2^-26, rounded down */
+	uint64_t alpha_base;	/* 2^-26, after the last rise */
+	uint64_t alpha_decays;	/* decaying ticks since, saturating */
 	int limited, cnp_arrived;
 	uint64_t timer_stage, byte_stage, bytes;
 	uint64_t last_cut;
@@ -84,7 +92,7 @@ static inline void ref_check(const struct ref_rp *r,
 {
 	if (r->rate < ref_floor(r, p) || r->rate > ref_ceiling(r, p) ||
 	    r->target < r->rate || r->target > ref_ceiling(r, p) ||
-	    r->alpha > 1023) {
+	    r->alpha > 1023 || r->alpha_fine > (1023 << 16)) {
 		fprintf(stderr, "ref: invariant broken: rate %llu target %llu alpha %llu\n",
 			(unsigned long long)r->rate,
 			(unsigned long long)r->target,
@@ -148,18 +156,53 @@ static inline void ref_init(struct ref_rp *r, const struct rocecc_params *p,
 	r->target = r->rate;
 }
 
-static inline void ref_alpha_tick(struct ref_rp *r,
-				  const struct rocecc_params *p)
+/* (g / 1024)^n in 2^-32, n >= 1, recursively; see the header comment. */
+static inline uint64_t ref_pow(uint64_t g, uint64_t n)
+{
+	uint64_t h;
+
+	if (n == 1)
+		return g << 22;
+	h = ref_pow(g, n / 2);
+	h = h * h >> 32;
+	return n % 2 ? h * g >> 10 : h;
+}
+
+static inline uint64_t ref_g(const struct rocecc_params *p)
 {
 	uint64_t g = ref_pv(p, ROCECC_PARAM_RP_DCE_TCP_G);
 
-	if (r->cnp_arrived)	/* g * alpha / 1024 rounded up */
-		r->alpha = (g * r->alpha + 1023) / 1024 + (1024 - g);
-	else
-		r->alpha = g * r->alpha / 1024;
+	return g > 1023 ? 1023 : g;
+}
+
+/* alpha from the last rise and the decays since, both units */
+static inline void ref_alpha_value(struct ref_rp *r,
+				   const struct rocecc_params *p)
+{
+	r->alpha_fine = r->alpha_base;
+	if (r->alpha_decays)
+		r->alpha_fine = r->alpha_base *
+			ref_pow(ref_g(p), r->alpha_decays) >> 32;
+	r->alpha = (r->alpha_fine + 32768) / 65536;
 	if (r->alpha > 1023)
 		r->alpha = 1023;
+}
+
+static inline void ref_alpha_tick(struct ref_rp *r,
+				  const struct rocecc_params *p)
+{
+	uint64_t g = ref_g(p);
+
+	if (r->cnp_arrived) {	/* a G/1024 + (1 - G/1024), down, capped */
+		r->alpha_base = r->alpha_fine * g / 1024 + (1024 - g) * 65536;
+		if (r->alpha_base > 1023 * 65536)
+			r->alpha_base = 1023 * 65536;
+		r->alpha_decays = 0;
+	} else if (r->alpha_decays < 32767) {
+		r->alpha_decays++;
+	}
 	r->cnp_arrived = 0;
+	ref_alpha_value(r, p);
 }
 
 /* One increase event; @stage is the stage of its source. */
@@ -235,7 +278,10 @@ static inline int ref_cnp(struct ref_rp *r, const struct rocecc_params *p,
 	ref_advance(r, p, &t);
 	if (!r->limited) {
 		r->limited = 1;
-		r->alpha = ref_pv(p, ROCECC_PARAM_RP_INITIAL_ALPHA_VALUE);
+		r->alpha_base = ref_pv(p, ROCECC_PARAM_RP_INITIAL_ALPHA_VALUE) *
+				65536;
+		r->alpha_decays = 0;
+		ref_alpha_value(r, p);
 		first = ref_div(p, ref_pv(p,
 				ROCECC_PARAM_RP_RATE_TO_SET_ON_FIRST_CNP) * 1000);
 		if (first == 0 || first > ref_ceiling(r, p))
@@ -256,7 +302,7 @@ static inline int ref_cnp(struct ref_rp *r, const struct rocecc_params *p,
 	    (ref_pv(p, ROCECC_PARAM_RP_CLAMP_TGT_RATE_ATI) &&
 	     r->timer_stage > 0))
 		r->target = r->rate;
-	red = r->rate * r->alpha >> ref_pv(p, ROCECC_PARAM_RP_GD);
+	red = r->rate * r->alpha_fine >> (ref_pv(p, ROCECC_PARAM_RP_GD) + 16);
 	red2 = r->rate * (100 - ref_pv(p, ROCECC_PARAM_RP_MIN_DEC_FAC)) / 100;
 	if (red2 < red)
 		red = red2;

@@ -151,15 +151,14 @@ static void test_first_cnp(void)
 
 /* ------------------------------------------------------------------ */
 
-/* alpha rise written independently: a + (1 - a) * g, in 1/1024, up */
-static unsigned int alpha_up(unsigned int a, unsigned int g)
+/* alpha rise written independently: a G/1024 + 1 - G/1024, in 2^-26, down */
+static uint64_t alpha_up(uint64_t a, unsigned int g)
 {
-	/* a * g / 1024 rounded up, then + (1024 - g) */
-	a = a * g / 1024 + (a * g % 1024 != 0) + (1024 - g);
-	return a > 1023 ? 1023 : a;
+	a = a * g / 1024 + (uint64_t)(1024 - g) * 65536;
+	return a > 1023 * 65536 ? 1023 * 65536 : a;
 }
 
-/* The literal firmware formula (rounded down), for comparison only. */
+/* The firmware formula in whole 1/1024 units (rounded down) stalls here. */
 static unsigned int alpha_up_floor_limit(unsigned int g)
 {
 	unsigned int a = 0, prev;
@@ -173,12 +172,62 @@ static unsigned int alpha_up_floor_limit(unsigned int g)
 	return a;
 }
 
+/* alpha in 1/1024 from 2^-26: to nearest */
+static unsigned int alpha_1024(uint64_t fine)
+{
+	fine = (fine + 32768) / 65536;
+	return fine > 1023 ? 1023 : fine;
+}
+
+/* (g/1024)^n in 2^-32 against the exact power: at most 89 units below */
+static void test_alpha_pow(void)
+{
+	unsigned int g, k, bad = 0, n;
+	long double ex, err, worst = 0;
+	uint64_t got;
+	struct rng_lite { uint64_t s; } r = { 12345 };
+
+	for (g = 0; g <= 1023; g++) {
+		for (k = 0; k < 160; k++) {
+			if (k < 64)
+				n = k + 1;
+			else if (k < 92)
+				n = (1u << ((k - 64) % 14 + 1)) +
+				    (k < 78 ? 1 : -1);
+			else {
+				r.s = r.s * 6364136223846793005ULL + 1;
+				n = 1 + (r.s >> 33) % ROCECC_RP_ALPHA_DECAYS_MAX;
+			}
+			got = rocecc_rp_alpha_pow(g, n);
+			ex = powl(g / 1024.0L, n) * 4294967296.0L;
+			err = ex - (long double)got;
+			if (err < 0 || err > 89)
+				bad++;
+			if (err > worst)
+				worst = err;
+		}
+		if (rocecc_rp_alpha_pow(g, ROCECC_RP_ALPHA_DECAYS_MAX))
+			bad++;
+	}
+	tap_ok(bad == 0,
+	       "(G/1024)^n in 2^-32: never above the exact power, at most 89 units below, 0 at n = %u (worst %.1Lf units)",
+	       ROCECC_RP_ALPHA_DECAYS_MAX, worst);
+	for (n = 1; rocecc_rp_alpha_pow(1023, n); n++)
+		;
+	tap_diag("(1023/1024)^n is 0 in 2^-32 from n = %u", n);
+	tap_eq(rocecc_rp_alpha_pow(1019, 1), (uint64_t)1019 << 22,
+	       "(1019/1024)^1 is exact");
+	tap_eq(rocecc_rp_alpha_pow(512, 3), (uint64_t)1 << 29,
+	       "(1/2)^3 is exact");
+}
+
 static void test_alpha(void)
 {
 	struct rocecc_params p;
 	struct rocecc_rp rp, rp2;
-	unsigned int prof, k, a, n, n1000, g, ok;
-	uint64_t rtt, t;
+	unsigned int prof, k, n, n1000, nz, g, ok, m;
+	uint64_t rtt, t, a, a0;
+	long double ex, fix;
 
 	for (prof = 0; prof < __ROCECC_PROFILE_MAX; prof++) {
 		const char *pn = prof ? "paper" : "mlx5";
@@ -199,12 +248,12 @@ static void test_alpha(void)
 			cnp(&rp, &p, k * rtt - rtt / 2);
 			adv(&rp, &p, k * rtt);
 			a = alpha_up(a, g);
-			if (rp.alpha != a)
+			if (rp.alpha_fine != a || rp.alpha != alpha_1024(a))
 				ok = 0;
-			if (!n1000 && a >= 1000)
+			if (!n1000 && rp.alpha >= 1000)
 				n1000 = k;
 		}
-		tap_ok(ok, "%s: alpha under a CNP per period follows a' = aG/1024 + 1024 - G",
+		tap_ok(ok, "%s: alpha under a CNP per period follows a' = aG/1024 + 1 - G/1024 (2^-26, down)",
 		       pn);
 		tap_ok(n1000 > 0 && n1000 < 2000,
 		       "%s: alpha reaches 1000/1024 after %u ticks", pn, n1000);
@@ -215,37 +264,43 @@ static void test_alpha(void)
 		adv(&rp2, &p, n1000 * rtt);
 		tap_ok(rp2.alpha >= 1000, "%s: alpha %u >= 1000 after %u ticks",
 		       pn, rp2.alpha, n1000);
-		tap_eq(rp.alpha, 1023, "%s: alpha saturates at 1023", pn);
-		tap_diag("%s: (G * a >> 10) + 1024 - G rounded down would stall at %u/1024",
+		tap_ok(rp.alpha == 1023 && rp.alpha_fine == 1023 << 16,
+		       "%s: alpha saturates at 1023/1024", pn);
+		tap_diag("%s: in whole 1/1024 units, (G * a >> 10) + 1024 - G would stall at %u/1024",
 			 pn, alpha_up_floor_limit(g));
 
-		/* Decay to 0 without CNPs, from 1023. */
+		/* Decay without CNPs, from 1023/1024: exact power. */
 		use_profile(&p, prof);
-		for (a = 1023, n = 0; a; n++)
-			a = a * g / 1024;
-		tap_diag("%s: alpha decays from 1023 to 0 in %u ticks (G=%u)",
-			 pn, n, g);
 		rocecc_rp_init(&rp, &p, G100);
 		cnp(&rp, &p, 0);
 		/* tick 1 consumes the first CNP's flag: 1023 stays 1023 */
 		adv(&rp, &p, rtt);
-		tap_eq(rp.alpha, alpha_up(1023, g),
+		tap_eq(rp.alpha_fine, alpha_up(1023 << 16, g),
 		       "%s: tick 1 after the first CNP", pn);
+		a0 = rp.alpha_fine;
 		rp2 = rp;
 		ok = 1;
-		for (a = rp.alpha, k = 1; k <= n; k++) {
+		nz = n = 0;
+		for (k = 1; k <= 40000 && (!nz || !n); k++) {
 			adv(&rp, &p, (1 + k) * rtt - 1);
-			if (rp.alpha != a)
-				ok = 0;
+			if (k > 1 && rp.alpha_fine != a)
+				ok = 0;	/* nothing between ticks */
 			adv(&rp, &p, (1 + k) * rtt);
-			a = a * g / 1024;
-			if (rp.alpha != a)
+			ex = a0 * powl(g / 1024.0L, k);
+			if (rp.alpha_fine > ex || rp.alpha_fine + 3 < ex ||
+			    rp.alpha != alpha_1024(rp.alpha_fine))
 				ok = 0;
+			a = rp.alpha_fine;
+			if (!n && !rp.alpha)
+				n = k;
+			if (!nz && !rp.alpha_fine)
+				nz = k;
 		}
-		tap_ok(ok, "%s: tick by tick decay a' = aG/1024", pn);
-		tap_eq(rp.alpha, 0, "%s: alpha 0 after %u decaying ticks", pn,
-		       n);
-		adv(&rp2, &p, (n) * rtt);
+		tap_ok(ok, "%s: tick by tick, alpha = a0 (G/1024)^k within 3 units of 2^-26 below", pn);
+		tap_diag("%s: alpha decays from 1023/1024 to 0 (1/1024, rounded) in %u ticks, to 0 in 2^-26 in %u",
+			 pn, n, nz);
+		tap_ok(n > 1000 && nz > n, "%s: the decay is exponential, not a unit per tick", pn);
+		adv(&rp2, &p, n * rtt);
 		tap_ok(rp2.alpha > 0, "%s: lazy: alpha %u > 0 after %u ticks",
 		       pn, rp2.alpha, n - 1);
 		adv(&rp2, &p, (n + 1) * rtt);
@@ -255,9 +310,34 @@ static void test_alpha(void)
 		cnp(&rp, &p, 0);
 		t = 3 * SEC + 7;
 		adv(&rp, &p, t);
-		tap_eq(rp.alpha, 0, "%s: alpha 0 after 3 s idle", pn);
+		tap_ok(rp.alpha == 0 && rp.alpha_fine == 0,
+		       "%s: alpha 0 after 3 s idle", pn);
 		tap_eq(rp.next_alpha, (t / rtt + 1) * rtt,
 		       "%s: alpha clock keeps its phase over 3 s", pn);
+	}
+
+	/*
+	 * mlx5 (1 us ticks): a CNP every m ticks holds alpha where a rise
+	 * makes up for m - 1 decays: right after a rise,
+	 * a* = (1 - G/1024) / (1 - (G/1024)^m). Whole 1/1024 units with the
+	 * decay rounded down fell to 5/1024 after a rise from m = 7 on (the
+	 * fixed point is 148/1024 there, 23/1024 at m = 50).
+	 */
+	use_profile(&p, ROCECC_PROFILE_MLX5);
+	p.v[ROCECC_PARAM_RP_RATE_REDUCE_MONITOR_PERIOD] = 0;
+	g = p.v[ROCECC_PARAM_RP_DCE_TCP_G];
+	for (m = 2; m <= 1000; m *= 5) {
+		rocecc_rp_init(&rp, &p, G100);
+		for (t = 0; t < 20 * MS; t += m * US)
+			cnp(&rp, &p, t + US / 2);
+		/* the tick after the last CNP (ticks fall at CNP times, a
+		 * tick and a CNP at once: the tick first) */
+		adv(&rp, &p, t - m * US + US / 2 + US);
+		fix = (1 - g / 1024.0L) / (1 - powl(g / 1024.0L, m));
+		ex = rp.alpha_fine / (long double)(1 << 26);
+		tap_ok(fabsl(ex - fix) < 1e-6,
+		       "mlx5, a CNP every %u us: alpha %.6Lf after a rise, fixed point %.6Lf (%u/1024)",
+		       m, ex, fix, rp.alpha);
 	}
 }
 
@@ -941,6 +1021,10 @@ static int compare(const struct rocecc_rp *a, const struct ref_rp *r,
 		{ "rate", a->rate, r->rate },
 		{ "target", a->target, r->target },
 		{ "alpha", a->alpha, r->alpha },
+		{ "alpha_fine", a->alpha_fine, r->alpha_fine },
+		{ "alpha_base", lim ? a->alpha_base : 0, r->alpha_base },
+		{ "alpha_decays", lim ? a->alpha_decays : 0,
+		  r->alpha_decays },
 		{ "limited", a->limited, r->limited },
 		{ "cnp_arrived", a->cnp_arrived, r->cnp_arrived },
 		{ "timer_stage", a->timer_stage, r->timer_stage },
@@ -1128,6 +1212,7 @@ static void test_random(void)
 int main(void)
 {
 	test_first_cnp();
+	test_alpha_pow();
 	test_alpha();
 	test_increase();
 	test_bounds();
