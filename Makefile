@@ -31,7 +31,7 @@ FUZZ_SECONDS	?= 60
 KSRC		:= $(filter-out %.mod.c,$(wildcard kmod/*.c kmod/*.h)) \
 		   $(wildcard include/rocecc/*.h) include/uapi/linux/rocecc.h
 
-SUBDIRS_USER	:= bpf daemon selftests/unit selftests/unit/daemon selftests/tools selftests/bpf selftests/fuzz bench
+SUBDIRS_USER	:= bpf daemon selftests/unit selftests/tools selftests/bpf selftests/fuzz bench
 SUBDIRS_USER	:= $(foreach d,$(SUBDIRS_USER),$(if $(wildcard $(d)/Makefile),$(d)))
 
 all: deps

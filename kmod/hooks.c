@@ -63,36 +63,6 @@
  */
 #define ROCECC_HOOK_BUF		128
 
-/* Where a RoCE data packet belongs. */
-enum rocecc_cls {
-	ROCECC_CLS_NONE,	/* no flow: ACK, UD, CNP, unknown */
-	ROCECC_CLS_PACED,	/* RC/UC request: counted and paced */
-	ROCECC_CLS_UNPACED,	/* RC READ response: counted only */
-};
-
-static enum rocecc_cls rocecc_classify(u8 op)
-{
-	switch (ROCECC_OP_TRANSPORT(op)) {
-	case ROCECC_TRANSPORT_RC:
-		if (op <= ROCECC_OP_RC_READ_REQUEST ||
-		    op == ROCECC_OP_RC_CMP_SWAP ||
-		    op == ROCECC_OP_RC_FETCH_ADD ||
-		    op == ROCECC_OP_RC_SEND_LAST_INV ||
-		    op == ROCECC_OP_RC_SEND_ONLY_INV)
-			return ROCECC_CLS_PACED;
-		if (op >= ROCECC_OP_RC_READ_RESP_FIRST &&
-		    op <= ROCECC_OP_RC_READ_RESP_ONLY)
-			return ROCECC_CLS_UNPACED;
-		return ROCECC_CLS_NONE;
-	case ROCECC_TRANSPORT_UC:
-		if (op <= ROCECC_OP_UC_WRITE_ONLY_IMM)
-			return ROCECC_CLS_PACED;
-		return ROCECC_CLS_NONE;
-	default:
-		return ROCECC_CLS_NONE;
-	}
-}
-
 /*
  * The early return: UDP to port 4791, not a fragment. The IP header is in
  * the linear area at both hooks (built by rxe, or pulled by ip_rcv).
@@ -271,7 +241,7 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	struct rocecc_flow *f;
 	struct rocecc_pkt pkt;
 	struct rocecc_tx tx;
-	enum rocecc_cls cls;
+	enum rocecc_data_class cls;
 	const u8 *data;
 	u32 n, plen;
 	u64 depart;
@@ -287,8 +257,8 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	if (pkt.ecn == ROCECC_ECN_NOT_ECT && rocecc_set_ect0(skb, state->pf))
 		rocecc_ctr_inc(rdev, ROCECC_CTR_ECT_MARKED);
 
-	cls = rocecc_classify(pkt.bth.opcode);
-	if (cls == ROCECC_CLS_NONE)
+	cls = rocecc_op_data_class(pkt.bth.opcode);
+	if (cls == ROCECC_DATA_NONE)
 		return NF_ACCEPT;
 
 	p = rocecc_dev_params_rcu(rdev);
@@ -302,7 +272,7 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	rocecc_flow_touch(f);
 
 	tx.len = plen;
-	tx.pace = cls == ROCECC_CLS_PACED;
+	tx.pace = cls == ROCECC_DATA_PACED;
 	tx.ack_req = pkt.bth.ack_req;
 	tx.may_ask = tx.pace && rocecc_may_ask(&pkt, data, n);
 	tx.lqpn = rocecc_rxe_lqpn(skb, rdev);

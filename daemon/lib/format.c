@@ -3,17 +3,16 @@
  * Text of roceccd's data. See format.h.
  */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include <rocecc/hist.h>
 #include "flowmon.h"
 
 #include "format.h"
+#include "parse.h"
 
 /* 1 us: the first exported le covers everything below */
 #define RD_PROM_MIN_NS	1024
@@ -75,63 +74,6 @@ void rd_prom_escape(const char *in, char *out, size_t n)
 		o += len;
 	}
 	out[o] = '\0';
-}
-
-int rd_parse_ms(const char *s, uint64_t *ms)
-{
-	double v, scale = 1000.0;
-	char *end;
-
-	if (!s || !*s || isspace((unsigned char)*s) || *s == '-' || *s == '+')
-		return -EINVAL;
-	errno = 0;
-	v = strtod(s, &end);
-	if (end == s || errno)
-		return -EINVAL;
-	if (!strcmp(end, "ms"))
-		scale = 1.0;
-	else if (strcmp(end, "s") && *end)
-		return -EINVAL;
-	if (strpbrk(s, "xXpPnNiI"))	/* hex floats, nan, inf */
-		return -EINVAL;
-	v *= scale;
-	if (v < 1.0 || v > 86400000.0)
-		return -ERANGE;
-	*ms = (uint64_t)(v + 0.5);
-	return 0;
-}
-
-int rd_parse_port(const char *s, uint16_t *port)
-{
-	unsigned long v;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return -EINVAL;
-	errno = 0;
-	v = strtoul(s, &end, 10);
-	if (*end)
-		return -EINVAL;
-	if (errno || v < 1 || v > 65535)
-		return -ERANGE;
-	*port = (uint16_t)v;
-	return 0;
-}
-
-int rd_log_level(const char *s)
-{
-	static const char *const names[] = { "error", "warn", "info", "debug" };
-	unsigned int i;
-
-	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (!strcasecmp(s, names[i]))
-			return (int)i;
-	return -1;
-}
-
-bool rd_valid_per_octave(unsigned int p)
-{
-	return p == 1 || p == 2 || p == 4 || p == 8 || p == 16;
 }
 
 bool rd_hist_percentile(const __u64 *buckets, uint32_t ppm, uint64_t *ns)

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Pure logic of roceccd (no netlink, no BPF, no sockets): flow names,
- * command-line values, percentiles of the flowmon histograms and the
- * Prometheus text format. Unit-tested by selftests/unit/daemon/test_format.c.
+ * roceccd's data as text, pure logic (no netlink, no BPF, no sockets):
+ * flow names, Prometheus label escaping, percentiles of the flowmon
+ * histograms and the Prometheus histogram format. Unit-tested by
+ * selftests/unit/daemon/test_format.c.
  */
 #ifndef _ROCECC_LIB_FORMAT_H
 #define _ROCECC_LIB_FORMAT_H
@@ -32,22 +33,6 @@ int rd_flow_name(char *buf, size_t n, const char *comm, uint32_t pid,
  * @out (truncated to @n - 1 characters, never in the middle of an escape).
  */
 void rd_prom_escape(const char *in, char *out, size_t n);
-
-/*
- * A time: seconds, decimal ("1", "0.25"), or with a unit "ms" or "s"
- * ("250ms", "2s"); into milliseconds. 0 or -EINVAL (not such a time) or
- * -ERANGE (0, or above one day).
- */
-int rd_parse_ms(const char *s, uint64_t *ms);
-
-/* A TCP port 1..65535. 0 or -EINVAL / -ERANGE. */
-int rd_parse_port(const char *s, uint16_t *port);
-
-/* A log level by name (error, warn, info, debug) or -1. */
-int rd_log_level(const char *s);
-
-/* Buckets per power of two in the exported histograms: 1, 2, 4, 8 or 16. */
-bool rd_valid_per_octave(unsigned int p);
 
 /*
  * Percentile @ppm (p99.9 = 999000) of a flowmon histogram (FLOWMON_HIST_

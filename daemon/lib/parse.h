@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Pure logic of the rocecc CLI (no netlink, no output): argument parsing
- * and naming. Unit-tested by selftests/unit/daemon/test_parse.c.
+ * Parsing and naming, pure logic (no netlink, no output): the rocecc CLI's
+ * arguments, rocecc.ko's profile and counter names and messages, and
+ * roceccd's values (times, ports, log levels). Unit-tested by
+ * selftests/unit/daemon/test_parse.c.
  */
 #ifndef _ROCECC_LIB_PARSE_H
 #define _ROCECC_LIB_PARSE_H
@@ -44,5 +46,23 @@ struct cli_scope {
 	bool given;		/* "dev DEV" or "default" was on the line */
 };
 int cli_parse_scope(int *argc, char ***argv, struct cli_scope *sc);
+
+/* roceccd's values (command line, configuration file) */
+
+/*
+ * A time: seconds, decimal ("1", "0.25"), or with a unit "ms" or "s"
+ * ("250ms", "2s"); into milliseconds. 0 or -EINVAL (not such a time) or
+ * -ERANGE (0, or above one day).
+ */
+int rd_parse_ms(const char *s, uint64_t *ms);
+
+/* A TCP port 1..65535. 0 or -EINVAL / -ERANGE. */
+int rd_parse_port(const char *s, uint16_t *port);
+
+/* A log level by name (error, warn, info, debug) or -1. */
+int rd_log_level(const char *s);
+
+/* Buckets per power of two in the exported histograms: 1, 2, 4, 8 or 16. */
+bool rd_valid_per_octave(unsigned int p);
 
 #endif /* _ROCECC_LIB_PARSE_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Rank map: parallel-group arithmetic of a training job and the file that
- * describes it (format and arithmetic in rankmap.h).
+ * Rank map: parallel-group arithmetic of a training job and the parsing of
+ * the file that describes it (format and arithmetic in rankmap.h). No I/O:
+ * roceccd/rankmap_file.c reads the file.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -309,11 +310,9 @@ struct assign {
 
 struct load {
 	const char *name;
-	/* source: a FILE or a string */
-	FILE *f;
+	/* the text not read yet */
 	const char *s;
-	char *buf;
-	size_t bufsize;
+	size_t left;
 	unsigned int lineno;
 	bool indented;
 	/* first error */
@@ -375,22 +374,14 @@ static char *reader(char *str, int num, void *stream)
 	struct load *l = stream;
 	const char *line, *nl;
 	size_t len;
-	ssize_t got;
 
-	if (l->f) {
-		got = getline(&l->buf, &l->bufsize, l->f);
-		if (got < 0)
-			return NULL;
-		line = l->buf;
-		len = got;
-	} else {
-		if (!*l->s)
-			return NULL;
-		line = l->s;
-		nl = strchr(line, '\n');
-		len = nl ? (size_t)(nl - line + 1) : strlen(line);
-		l->s += len;
-	}
+	if (!l->left)
+		return NULL;
+	line = l->s;
+	nl = memchr(line, '\n', l->left);
+	len = nl ? (size_t)(nl - line + 1) : l->left;
+	l->s += len;
+	l->left -= len;
 	l->lineno++;
 	l->indented = len && (line[0] == ' ' || line[0] == '\t');
 	if (num < 2 || len > (size_t)num - 1 || memchr(line, '\0', len)) {
@@ -720,7 +711,6 @@ static int load(struct rankmap *m, struct load *l)
 	}
 	if (!l->err)
 		finish(l);
-	free(l->buf);
 	free(l->as);
 	free(l->seq_line);
 	if (l->err) {
@@ -733,28 +723,17 @@ static int load(struct rankmap *m, struct load *l)
 	return 0;
 }
 
-int rankmap_load(struct rankmap *m, const char *path, char *err,
-		 size_t errlen)
+int rankmap_parse(struct rankmap *m, const char *name, const char *text,
+		  size_t len, char *err, size_t errlen)
 {
-	struct load l = { .name = path, .msg = err, .msglen = errlen };
-	int ret;
+	struct load l = { .name = name, .s = text, .left = len, .msg = err,
+			  .msglen = errlen };
 
-	l.f = fopen(path, "re");
-	if (!l.f) {
-		ret = -errno;
-		load_err(&l, ret, 0, NULL, NULL, "%s", strerror(-ret));
-		return ret;
-	}
-	ret = load(m, &l);
-	fclose(l.f);
-	return ret;
+	return load(m, &l);
 }
 
 int rankmap_load_string(struct rankmap *m, const char *name, const char *text,
 			char *err, size_t errlen)
 {
-	struct load l = { .name = name, .s = text, .msg = err,
-			  .msglen = errlen };
-
-	return load(m, &l);
+	return rankmap_parse(m, name, text, strlen(text), err, errlen);
 }

@@ -130,15 +130,17 @@ int rankmap_set_layout(struct rankmap *m, unsigned int world_size,
 		       const enum rankmap_dim order[RANKMAP_DIMS]);
 
 /*
- * Load a rank map file into @m (which need not be initialised; free it with
- * rankmap_free() after success; on failure there is nothing to free). 0, or a
- * negative errno with a message naming @path, line and key in @err:
- * -EINVAL for bad content, -ENOMEM, or the errno of opening @path.
+ * Parse the @len bytes of a rank map file's @text into @m (which need not
+ * be initialised; free it with rankmap_free() after success; on failure
+ * there is nothing to free). @name stands for the file in messages. 0, or
+ * a negative errno with a message naming @name, line and key in @err:
+ * -EINVAL for bad content (a NUL byte too), -ENOMEM. Reading the file is
+ * the caller's (roceccd/rankmap_file.c).
  */
-int rankmap_load(struct rankmap *m, const char *path, char *err,
-		 size_t errlen);
+int rankmap_parse(struct rankmap *m, const char *name, const char *text,
+		  size_t len, char *err, size_t errlen);
 
-/* The same from a string; @name stands for the file name in messages. */
+/* The same from a NUL-terminated string. */
 int rankmap_load_string(struct rankmap *m, const char *name, const char *text,
 			char *err, size_t errlen);
 

@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rocecc: the attributes of rocecc.ko's replies and events, and the scope
- * of a request. See rocecc.h.
+ * of a request. See cli.h.
  */
 #include <stdio.h>
 #include <string.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
 
-#include "rocecc.h"
+#include "cli.h"
 
 const char *scope_name(const struct cli_scope *sc)
 {

@@ -8,7 +8,7 @@
 #include <json-c/json.h>
 #include <libmnl/libmnl.h>
 
-#include "rocecc.h"
+#include "cli.h"
 
 /*
  * The software PFC nest (ROCECC_A_PFC) of a DEV_GET reply, by name. Every

@@ -11,8 +11,8 @@
 
 #include <rocecc/params.h>
 
+#include "cli.h"
 #include "flow.h"
-#include "rocecc.h"
 
 static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 {

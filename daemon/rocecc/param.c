@@ -10,7 +10,7 @@
 
 #include <rocecc/params.h>
 
-#include "rocecc.h"
+#include "cli.h"
 
 static int param_show_cb(const struct nlmsghdr *nlh, void *data)
 {
@@ -106,10 +106,28 @@ static int param_show(struct cli *c, int argc, char **argv)
 	return CLI_EXIT_OK;
 }
 
+int param_pair(const char *name, const char *val, unsigned int *id,
+	       uint32_t *v)
+{
+	const struct rocecc_param_info *pi;
+	int err;
+
+	*id = rocecc_param_by_name(name);
+	if (!*id)
+		return usage_error("unknown parameter '%s'", name);
+	pi = rocecc_param_info(*id);
+	err = cli_parse_u32(val, v);
+	if (err == -ERANGE)
+		return usage_error("%s %s: out of range: valid %u..%u %s",
+				   pi->name, val, pi->min, pi->max, pi->unit);
+	if (err)
+		return usage_error("%s %s: not a number", pi->name, val);
+	return 0;
+}
+
 static int param_set(struct cli *c, int argc, char **argv)
 {
 	uint32_t offs[ROCECC_PARAM_MAX + 1];
-	const struct rocecc_param_info *pi;
 	char *names[ROCECC_PARAM_MAX + 1];
 	char *vals[ROCECC_PARAM_MAX + 1];
 	struct cli_scope sc;
@@ -130,18 +148,9 @@ static int param_set(struct cli *c, int argc, char **argv)
 	put_scope(nlh, &sc);
 	nest = mnl_attr_nest_start(nlh, ROCECC_A_PARAMS);
 	for (; argc >= 2; argc -= 2, argv += 2) {
-		id = rocecc_param_by_name(argv[0]);
-		if (!id)
-			return usage_error("unknown parameter '%s'", argv[0]);
-		pi = rocecc_param_info(id);
-		err = cli_parse_u32(argv[1], &v);
-		if (err == -ERANGE)
-			return usage_error("%s %s: out of range: valid %u..%u %s",
-					   pi->name, argv[1], pi->min, pi->max,
-					   pi->unit);
+		err = param_pair(argv[0], argv[1], &id, &v);
 		if (err)
-			return usage_error("%s %s: not a number", pi->name,
-					   argv[1]);
+			return err;
 		names[n] = argv[0];
 		vals[n] = argv[1];
 		offs[n] = (uint32_t)((char *)mnl_nlmsg_get_payload_tail(nlh) -

@@ -8,6 +8,7 @@
  *   rocecc ... param show [dev DEV | default] [NAME]
  *   rocecc ... param set [dev DEV | default] NAME VALUE [NAME VALUE ...]
  *   rocecc ... param profile [dev DEV | default] mlx5 | paper
+ *              (dev DEV of an mlx5 port: the NIC firmware's, hw.c)
  *   rocecc ... flow show [dev DEV]
  *   rocecc ... monitor
  *   rocecc [-j [-p]] latency [addr ADDR] [port PORT] [sort KEY]   (from roceccd)
@@ -24,7 +25,7 @@
  * 2 bad command line.
  *
  * This file parses the options and dispatches to the object's file
- * (rocecc.h lists them), and holds the error messages and the JSON output
+ * (cli.h lists them), and holds the error messages and the JSON output
  * they share.
  */
 #include <errno.h>
@@ -38,10 +39,10 @@
 
 #include <uapi/linux/rocecc.h>
 
+#include "cli.h"
 #include "dcb.h"
 #include "flow.h"
 #include "latency.h"
-#include "rocecc.h"
 #include "top.h"
 
 const char cli_prog[] = "rocecc";
@@ -122,8 +123,15 @@ static void usage(FILE *f)
 		"Names and units are the mlx5 ones (rocecc param show lists them);\n"
 		"values are decimal or 0x-hexadecimal. The same values are sysctl\n"
 		"net.rocecc.default.NAME and net.rocecc.DEV.NAME.\n"
+		"With 'dev DEV' naming the netdev or RDMA device of an mlx5 (ConnectX)\n"
+		"port, param show, set and profile read and write the NIC firmware's\n"
+		"DCQCN parameters instead (the mlx5 driver's debugfs cc_params, as\n"
+		"root; rocecc.ko is not needed). rp_rate_divisor has no firmware\n"
+		"counterpart: only 1 can be set there.\n"
 		"\n"
 		"OPTIONS: -j JSON output, -p pretty JSON, -s statistics, -h help\n"
+		"         --hw-root DIR  for tests only: look for the mlx5 driver's\n"
+		"                        sysfs and debugfs under DIR instead of /\n"
 		"Exit status: 0 ok, 1 failed (the kernel's reason is shown), 2 usage.\n"
 		"See rocecc(8).\n");
 }
@@ -206,6 +214,7 @@ int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	int (*fn)(struct cli *, int, char **) = NULL;
+	const char *hw_root = NULL;
 	int err, ret;
 
 	while (argc > 1 && argv[1][0] == '-' && argv[1][1]) {
@@ -215,6 +224,14 @@ int main(int argc, char **argv)
 			argc--;
 			argv++;
 			break;
+		}
+		if (!strcmp(argv[1], "--hw-root")) {
+			if (argc < 3)
+				return usage_error("--hw-root needs a directory");
+			hw_root = argv[2];
+			argc -= 2;
+			argv += 2;
+			continue;
 		}
 		if (!strcmp(argv[1], "-help") || !strcmp(argv[1], "--help")) {
 			usage(stdout);
@@ -270,6 +287,12 @@ int main(int argc, char **argv)
 		if (argv[1][0] == 'p')
 			return cli_pfc(&po, argc - 2, argv + 2);
 		return cli_buffer(&po, argc - 2, argv + 2);
+	}
+	if (cli_matches(argv[1], "param")) {
+		/* an mlx5 port's parameters are the firmware's */
+		ret = cli_hw_param(&c, hw_root, argc - 2, argv + 2);
+		if (ret >= 0)
+			return ret;
 	}
 	if (cli_matches(argv[1], "dev"))
 		fn = do_dev;

@@ -16,14 +16,14 @@
 #include <ini.h>
 
 #include "config.h"
-#include "lib/format.h"
+#include "lib/parse.h"
 #include "policy/headroom.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 #define IFNAME_MAX	15	/* IFNAMSIZ - 1 */
 #define HOST_MAX	255	/* RANKMAP_HOST_MAX */
 
-enum { S_DAEMON, S_MODULE, S_STRAGGLER, S_RANKMAP, S_PFC, S_NR };
+enum { S_DAEMON, S_MODULE, S_STRAGGLER, S_RANKMAP, S_PFC, S_HW, S_NR };
 
 static const char *const sections[S_NR] = {
 	[S_DAEMON] = "daemon",
@@ -31,9 +31,10 @@ static const char *const sections[S_NR] = {
 	[S_STRAGGLER] = "straggler",
 	[S_RANKMAP] = "rankmap",
 	[S_PFC] = "pfc",
+	[S_HW] = "hw",
 };
 
-#define SECTIONS_KNOWN	"daemon, module, straggler, rankmap, pfc"
+#define SECTIONS_KNOWN	"daemon, module, straggler, rankmap, pfc, hw"
 
 /*
  * The keys other than module parameters; a module parameter's key number is
@@ -51,6 +52,7 @@ enum {
 	K_TUNE, K_TUNE_LAT, K_TUNE_IVL, K_TUNE_MIN_SIZE, K_TUNE_MAX_STEP,
 	K_TUNE_UP_PCT, K_TUNE_DOWN_PCT, K_TUNE_HOLD_UP, K_TUNE_HOLD_DOWN,
 	K_TUNE_MIN_CHANGE, K_TUNE_PAUSE_HI, K_TUNE_ECN_LO,
+	K_HW_APPLY, K_HW_DEVICES,
 	K_NKEYS,
 	K_ALL = K_NKEYS + ROCECC_PARAM_MAX,
 };
@@ -102,6 +104,8 @@ static const struct {
 	[K_TUNE_MIN_CHANGE] = { S_PFC, "tune_min_change" },
 	[K_TUNE_PAUSE_HI] = { S_PFC, "tune_pause_hi" },
 	[K_TUNE_ECN_LO] = { S_PFC, "tune_ecn_lo" },
+	[K_HW_APPLY] = { S_HW, "apply" },
+	[K_HW_DEVICES] = { S_HW, "devices" },
 };
 
 static const char *const group_by_names[RD_GROUP_NR] = {
@@ -148,6 +152,7 @@ void rd_conf_defaults(struct rd_conf *c)
 	c->log_level = rd_log_level("info");
 	strcpy(c->pin_dir, "/sys/fs/bpf/rocecc");
 	c->module_attach = false;
+	c->hw_apply = false;
 	c->module_fq = true;
 	c->profile = -1;
 	c->factor = 2.0;
@@ -228,6 +233,8 @@ bool rd_conf_equal(const struct rd_conf *a, const struct rd_conf *b)
 	       a->log_level == b->log_level &&
 	       !strcmp(a->pin_dir, b->pin_dir) &&
 	       a->module_attach == b->module_attach &&
+	       a->hw_apply == b->hw_apply &&
+	       !strcmp(a->hw_devices, b->hw_devices) &&
 	       a->module_fq == b->module_fq &&
 	       !strcmp(a->module_devices, b->module_devices) &&
 	       a->profile == b->profile && a->factor == b->factor &&
@@ -594,6 +601,22 @@ static int set_key(struct rd_conf *c, int k, const char *s, char *why,
 		}
 		c->module_attach = b;
 		return 0;
+	case K_HW_APPLY:
+		if (parse_bool(s, &b)) {
+			snprintf(why, whylen,
+				 "is not yes, no, true, false, on, off, 1 or 0");
+			return -EINVAL;
+		}
+		c->hw_apply = b;
+		return 0;
+	case K_HW_DEVICES: {
+		char devs[sizeof(c->hw_devices)];
+
+		if (parse_devices(s, devs, sizeof(devs), why, whylen))
+			return -EINVAL;
+		strcpy(c->hw_devices, devs);
+		return 0;
+	}
 	case K_FQ:
 		if (parse_bool(s, &b)) {
 			snprintf(why, whylen,
@@ -1415,6 +1438,10 @@ void rd_conf_print(FILE *f, const struct rd_conf *c)
 		(unsigned long long)c->pfc_tune_pause_hi);
 	fprintf(f, "tune_ecn_lo = %llu\n",
 		(unsigned long long)c->pfc_tune_ecn_lo);
+
+	fprintf(f, "\n[hw]\n");
+	fprintf(f, "apply = %s\n", c->hw_apply ? "yes" : "no");
+	fprintf(f, "devices = %s\n", c->hw_devices[0] ? c->hw_devices : "all");
 }
 
 bool rd_conf_pfc_wanted(const struct rd_conf *c)

@@ -102,6 +102,11 @@
  *	tune_pause_hi = 50	; PFC requests/s that are pressure
  *	tune_ecn_lo = 100	; (CE marks + CNPs sent)/s below: ECN low
  *
+ *	[hw]			; NICs that run DCQCN in firmware (mlx5)
+ *	apply = no		; write [module] profile and NAME = VALUE to
+ *				; their firmware (**); no: only read it
+ *	devices = all		; netdev names as in [module] devices
+ *
  * (*) rd_parse_ms(): seconds ("1", "0.25"), or with a unit "ms" or "s"
  *     ("250ms", "2s"), 1 ms to one day.
  * (**) yes, no, true, false, on, off, 1 or 0 (any case).
@@ -169,8 +174,8 @@ struct rd_conf {
 	enum rd_group_by group_by;	/* RD_GROUP_AUTO */
 	/* [rankmap] */
 	char rankmap_file[256];		/* "" = none; else absolute. Only the
-					 * path: loading it is rankmap_load()'s
-					 * job */
+					 * path: loading it is
+					 * rd_rankmap_load()'s job */
 	char local_host[256];		/* "" = not set; else 1 to 255 of
 					 * [A-Za-z0-9._:-] (policy/rankmap.h's host
 					 * names) */
@@ -207,6 +212,9 @@ struct rd_conf {
 	uint64_t pfc_tune_min_change_ms;	/* 30000 */
 	uint64_t pfc_tune_pause_hi;	/* 50 PFC requests/s */
 	uint64_t pfc_tune_ecn_lo;	/* 100 (CE + CNP sent)/s */
+	/* [hw] (hw.c) */
+	bool hw_apply;			/* false */
+	char hw_devices[512];		/* as module_devices: "" = all */
 };
 
 enum { RD_PFCWD_ALERT, RD_PFCWD_DISABLE };

@@ -381,6 +381,9 @@ void rd_dcb_metrics(struct rd *rd, FILE *f)
 
 			if (!nd->dcb_have || !nd->dcb.have_pfc)
 				continue;
+			/* a NIC's own counters: engine="hw", below */
+			if (k && rd_hw_find(rd, nd->name))
+				continue;
 			rd_prom_escape(nd->name, esc, sizeof(esc));
 			for (p = 0; p < DCBNL_PRIOS; p++) {
 				uint64_t v = k == 0 ? !!(nd->dcb.pfc.pfc_en & 1u << p) :
@@ -391,6 +394,8 @@ void rd_dcb_metrics(struct rd *rd, FILE *f)
 					fam[k].name, esc, p, v);
 			}
 		}
+		if (k)
+			rd_hw_pfc_lines(rd, f, fam[k].name, k == 1);
 	}
 	fprintf(f, "# HELP rocecc_pfc_buffer_bytes Size of the netdev's DCB buffer (dcbnl_buffer buffer_size).\n"
 		   "# TYPE rocecc_pfc_buffer_bytes gauge\n");

@@ -205,6 +205,15 @@ void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
 	char js[64];
 	int err;
 
+	/* a NIC that runs DCQCN in firmware needs no software datapath */
+	if (want && rd_hw_find(rd, nd->name)) {
+		if (nd->hw_gen != rd->conf_gen)
+			rd_log(LOG_INFO_, "%s: [module] attach: not on a NIC that runs DCQCN in firmware ([hw])",
+			       nd->name);
+		nd->hw_gen = rd->conf_gen;
+		want = false;
+	}
+
 	if (!want && !nd->mod_attached)
 		return;
 	if (!rd_mod_ready(rd))
@@ -318,7 +327,7 @@ static int rd_mod_stat_cb(const struct nlmsghdr *nlh, void *data)
 			if (t >= __ROCECC_STAT_MAX || !cli_stat_name(t) ||
 			    mnl_attr_get_payload_len(s) != 8 || !c->mf[t])
 				continue;
-			fprintf(c->mf[t], "{netdev=\"%s\"} %" PRIu64 "\n",
+			fprintf(c->mf[t], "{netdev=\"%s\",engine=\"module\"} %" PRIu64 "\n",
 				esc, mnl_attr_get_u64(s));
 		}
 	}
@@ -347,34 +356,40 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 	fprintf(f, "# HELP rocecc_module_errors_total Failed requests to rocecc.ko (attach, detach, configure, read).\n"
 		   "# TYPE rocecc_module_errors_total counter\n"
 		   "rocecc_module_errors_total %" PRIu64 "\n", rd->mod_errors);
-	if (!rd->mod_open)
-		return;
 	for (t = 0; t < __ROCECC_STAT_MAX; t++)
 		if (cli_stat_name(t))
 			c.mf[t] = open_memstream(&c.lines[t], &c.len[t]);
-	nlh = rnl_msg(&rd->mod, ROCECC_CMD_DEV_GET, NLM_F_DUMP);
-	err = rnl_talk(&rd->mod, nlh, rd_mod_stat_cb, &c);
+	err = -ENOTCONN;
+	if (rd->mod_open) {
+		nlh = rnl_msg(&rd->mod, ROCECC_CMD_DEV_GET, NLM_F_DUMP);
+		err = rnl_talk(&rd->mod, nlh, rd_mod_stat_cb, &c);
+	}
+	/*
+	 * Each family once: rocecc.ko's series (engine="module"), then those
+	 * of the NICs that count the same in firmware (engine="hw", hw.c).
+	 */
 	for (t = 0; t < __ROCECC_STAT_MAX; t++) {
 		const char *name = cli_stat_name(t);
 		bool gauge = t == ROCECC_STAT_FLOWS;
-		char *line, *save = NULL;
+		bool mod = !err && c.ndev;
+		char *line, *save = NULL, fam[64];
 
 		if (!c.mf[t])
 			continue;
 		fclose(c.mf[t]);
-		if (!err && c.ndev) {
-			fprintf(f, "# HELP rocecc_module_%s%s rocecc.ko counter %s of the netdev (rocecc dev show -s).\n"
-				   "# TYPE rocecc_module_%s%s %s\n",
-				name, gauge ? "" : "_total", name, name,
-				gauge ? "" : "_total", gauge ? "gauge" : "counter");
-			for (line = strtok_r(c.lines[t], "\n", &save); line;
-			     line = strtok_r(NULL, "\n", &save))
-				fprintf(f, "rocecc_module_%s%s%s\n", name,
-					gauge ? "" : "_total", line);
-		}
+		snprintf(fam, sizeof(fam), "rocecc_module_%s%s", name,
+			 gauge ? "" : "_total");
+		if (mod || rd_hw_has_stat(rd, t))
+			fprintf(f, "# HELP %s rocecc.ko counter %s of the netdev (rocecc dev show -s), or the NIC firmware's counter of that name (engine=\"hw\").\n"
+				   "# TYPE %s %s\n",
+				fam, name, fam, gauge ? "gauge" : "counter");
+		for (line = strtok_r(c.lines[t], "\n", &save); mod && line;
+		     line = strtok_r(NULL, "\n", &save))
+			fprintf(f, "%s%s\n", fam, line);
+		rd_hw_stat_lines(rd, f, fam, t);
 		free(c.lines[t]);
 	}
-	if (err) {
+	if (err && rd->mod_open) {
 		rd_log(LOG_WARN_, "rocecc.ko: reading counters: %s",
 		       rd_mod_why(rd, err));
 		rd_mod_lost(rd);

@@ -324,8 +324,10 @@ static void rd_wd_poll(struct rd *rd, struct rd_netdev *nd,
 	}
 	if (nd->wd_tx != (tx_any ? 2 : 1)) {
 		if (tx_any)
-			rd_log(LOG_INFO_, "%s: PFC watchdog: reads the transmit side (paused, paused time, packets sent per priority) from rocecc.ko's root qdisc",
-			       nd->name);
+			rd_log(LOG_INFO_, "%s: PFC watchdog: reads the transmit side (paused, paused time, packets sent per priority) from %s",
+			       nd->name, rd_hw_find(rd, nd->name) ?
+			       "the NIC's per-priority counters (ethtool)" :
+			       "rocecc.ko's root qdisc");
 		else
 			rd_log(LOG_INFO_, "%s: PFC watchdog: no per-priority transmit side (rocecc.ko's root qdisc \"rocecc\" reports it): a storm is PFC frames received for detection_time while the netdev transmits nothing",
 			       nd->name);
@@ -649,7 +651,9 @@ void rd_pfcwd_poll(struct rd *rd, struct rd_netdev *nd)
 	 * (or TCG) is that large and makes a continuous pause look partial.
 	 */
 	now = mono_ns();
-	rd_mod_pfc_get(rd, nd, &m);	/* absent: all zero */
+	/* a NIC with DCQCN in firmware counts per priority itself (hw.c) */
+	if (!rd_hw_pfc(rd, nd->name, &m))
+		rd_mod_pfc_get(rd, nd, &m);	/* absent: all zero */
 	if (wd)
 		rd_wd_poll(rd, nd, &m, now);
 	if (tune)

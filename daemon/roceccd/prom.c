@@ -417,6 +417,7 @@ void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 	rd_mod_metrics(rd, f);
 	rd_dcb_metrics(rd, f);
 	rd_pfcwd_metrics(rd, f);
+	rd_hw_metrics(rd, f);
 	fprintf(f, "# HELP rocecc_stragglers Flows flagged as stragglers now.\n"
 		   "# TYPE rocecc_stragglers gauge\nrocecc_stragglers %u\n",
 		rd->nstragglers);

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * roceccd's state, and what its files share: roceccd.c (discovery, the
- * flow table's snapshots, groups and stragglers, HTTP, configuration,
- * main), tc.c (TC attachment, root qdisc), module.c (rocecc.ko), dcb.c
- * (PFC and buffers over DCB netlink), pfcwd.c (PFC storm watchdog and
- * closed-loop buffer tuner) and prom.c (/metrics).
+ * roceccd's state, and what its files share: roceccd.c (main and its
+ * loop), options.c (configuration and reload), bpf.c (flowmon, pinned),
+ * http.c (the HTTP server), discovery.c (netdevs and QPs), flows.c (the
+ * flow table's snapshots, /flows), groups.c (groups and stragglers),
+ * events.c (log, /events.json), tc.c (TC attachment, root qdisc), module.c
+ * (rocecc.ko), dcb.c (PFC and buffers over DCB netlink), pfcwd.c (PFC storm
+ * watchdog and closed-loop buffer tuner), hw.c (NICs with DCQCN in
+ * firmware: mlx5) and prom.c (/metrics).
  */
 #ifndef _ROCECC_ROCECCD_H
 #define _ROCECC_ROCECCD_H
@@ -20,6 +23,7 @@
 #include "config.h"
 #include "flowmon.h"
 #include "lib/dcbnl.h"
+#include "lib/hwcc.h"
 #include "lib/rdma_nl.h"
 #include "lib/rocecc_nl.h"
 #include "policy/pfctune.h"
@@ -54,6 +58,8 @@ struct rd_netdev {
 	unsigned int mod_gen;	/* rd.conf_gen its module parameters follow */
 	unsigned int mod_err_gen;	/* rd.conf_gen of the last error logged */
 	int rank_host;		/* this host in the rank map, or -1 */
+	unsigned int hw_gen;	/* rd.conf_gen "no rocecc.ko on a NIC with
+				 * DCQCN in firmware" was logged for */
 	/* DCB (dcb.c) */
 	unsigned int pfc_gen;	/* rd.conf_gen [pfc] was applied for, 0: not
 				 * yet */
@@ -70,7 +76,7 @@ struct rd_netdev {
 				 * off: dcb.c leaves them off */
 	uint8_t wd_tx;		/* transmit side logged as 1 absent, 2 there */
 	/* p99.9 message completion of the netdev's flows over the
-	 * straggler window (roceccd.c), for the tuner; 0: none */
+	 * straggler window (groups.c), for the tuner; 0: none */
 	uint64_t tail_ns, tail_samples;
 	/* closed-loop buffer tuner (pfcwd.c) */
 	struct pfctune_state tune[DCBNL_BUFFERS];
@@ -105,6 +111,20 @@ struct rd_mod_pfc {
 	uint64_t cnp_sent, ce_marked, cnp_handled;
 	bool have_pfc;		/* the PFC nest (software DCB) */
 	struct rd_mod_pfc_prio prio[DCBNL_PRIOS];
+};
+
+/* An RDMA port whose NIC runs DCQCN in firmware (hw.c) */
+struct rd_hw {
+	struct hwcc_dev d;
+	bool seen;		/* in this poll's discovery */
+	unsigned int gen;	/* rd.conf_gen parameters were read (and
+				 * [hw] apply done) for */
+	bool have_params;
+	struct hwcc_params params;	/* as read then */
+	bool have_cnt;
+	struct hwcc_counters cnt;	/* this poll's */
+	bool cnt_errlogged;
+	uint64_t writes, errors;
 };
 
 /*
@@ -172,6 +192,11 @@ struct rd {
 	uint64_t straggler_flagged;
 	uint64_t mod_errors;
 	struct dcbnl *dcb;	/* DCB netlink, NULL until opened */
+	char hw_root[256];	/* --hw-root (tests), "" = / */
+	struct hwcc_io hw_io;
+	struct rd_hw *hws;	/* NICs with DCQCN in firmware (hw.c) */
+	size_t nhws, caphws;
+	uint64_t hw_errors;
 	bool dcb_open_logged;
 	uint64_t pfc_changes, pfc_errors;
 };
@@ -215,18 +240,74 @@ struct rd_counter {
 };
 
 /* roceccd.c */
+extern const char rd_prog[];	/* "roceccd" */
+/* CLOCK_MONOTONIC in milliseconds */
+uint64_t rd_now_ms(void);
+
+/* events.c */
+extern int rd_log_max;		/* the most verbose level logged */
+extern bool rd_log_to_syslog;	/* daemonized: syslog, else stderr */
 void rd_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *rd_jstr(const char *s, char *buf, size_t n);
+
+/* options.c */
+struct rd_cmdline {
+	const char *config;	/* -c */
+	const char *pidfile;
+	const char *hw_root;	/* --hw-root, tests only */
+	bool foreground;
+	bool check;		/* --check-config */
+	bool help;
+};
+int rd_cmdline(struct rd_conf *c, int argc, char **argv,
+	       struct rd_cmdline *cl);
+/*
+ * The configuration: the file (if any), the command line over it, the
+ * rank map it names; into @c, @rm and *@have_rm. 0, or -errno with the
+ * reason in @err.
+ */
+int rd_conf_build(struct rd *rd, struct rd_conf *c, struct rankmap *rm,
+		  bool *have_rm, char *err, size_t errlen);
+void rd_reload(struct rd *rd);
+
+/* bpf.c */
+int rd_bpf_load(struct rd *rd);
+
+/* http.c */
+int rd_listen(const char *addr, uint16_t port);
+struct MHD_Daemon *rd_http_start(struct rd *rd, int fd, const char *addr,
+				 uint16_t port);
+
+/* discovery.c */
+struct rd_netdev *rd_netdev_find(struct rd *rd, uint32_t ifindex);
+struct rd_qp *rd_qp_find(struct rd *rd, uint32_t ifindex, uint32_t lqpn);
+/* One round: devices, netdevs, QPs, then the per-netdev work; under lock */
+void rd_poll(struct rd *rd);
+
+/* flows.c */
+int rd_snap_take(struct rd *rd, struct rd_snap *s);
+void rd_snap_free(struct rd_snap *s);
 unsigned int rd_snap_each(struct rd *rd, const struct rd_snap *s,
 			  rd_flow_fn fn, void *arg);
+/* rd_flow_fn's for /flows.json (@arg: a json array) and /flows (a FILE) */
+void rd_json_flow(struct rd *rd, const struct rd_flow_view *v,
+		  const struct flowmon_flow *f, void *arg);
+void rd_text_flow(struct rd *rd, const struct rd_flow_view *v,
+		  const struct flowmon_flow *f, void *arg);
+
+/* groups.c */
 struct rd_fstate *rd_fstate_find(struct rd *rd, const struct flowmon_key *key);
 size_t rd_rank_groups(struct rd *rd, const struct rd_flow_view *v,
 		      uint64_t *keys, size_t max, char *labels, size_t lsize);
 void rd_group_label(uint64_t key, const struct rd_flow_view *v, char *buf,
 		    size_t n);
+/* This host and each netdev in the rank map (after a (re)load) */
+void rd_rank_hosts(struct rd *rd);
+/* The straggler round over every flow, once per poll */
+void rd_strag_round(struct rd *rd, uint64_t now);
 
 /* tc.c */
 int rd_root_kind(uint32_t ifindex, char *kind, size_t n);
@@ -258,6 +339,23 @@ void rd_pfcwd_release(struct rd *rd, struct rd_netdev *nd);
 /* The tuner's buffer sizes onto @b, if it holds @nd's (dcb.c's apply) */
 bool rd_pfctune_target(const struct rd *rd, struct rd_netdev *nd,
 		       struct dcbnl_buffer *b);
+
+/* hw.c */
+int rd_hw_init(struct rd *rd);
+void rd_hw_poll(struct rd *rd);
+/* The port of netdev @netdev if its NIC runs DCQCN in firmware */
+struct rd_hw *rd_hw_find(struct rd *rd, const char *netdev);
+/*
+ * If @netdev's NIC runs DCQCN in firmware: its counters onto @m (when it
+ * has this poll's) in rocecc.ko's terms, and true.
+ */
+bool rd_hw_pfc(struct rd *rd, const char *netdev, struct rd_mod_pfc *m);
+/* The series of the families module.c and dcb.c own, engine="hw" */
+bool rd_hw_has_stat(const struct rd *rd, unsigned int stat);
+void rd_hw_stat_lines(struct rd *rd, FILE *f, const char *family,
+		      unsigned int stat);
+void rd_hw_pfc_lines(struct rd *rd, FILE *f, const char *family, bool tx);
+void rd_hw_metrics(struct rd *rd, FILE *f);
 
 /* prom.c */
 extern const struct rd_counter rd_counters[];

@@ -21,6 +21,17 @@
 #include <stdbool.h>
 #endif
 
+/*
+ * In a copy loop whose length is not a constant: keeps clang from turning
+ * the loop into a memcpy() call, which a BPF program cannot make.
+ */
+static inline void rocecc_loop_barrier(void)
+{
+#if defined(__bpf__)
+	__asm__ __volatile__("" : : : "memory");
+#endif
+}
+
 /* 64-by-32 division, only ever used outside the per-packet path. */
 static inline __u64 rocecc_div_u64(__u64 n, __u32 d)
 {

@@ -139,7 +139,7 @@
  * time earlier than the latest one seen is taken as the latest one (time
  * never runs backwards).
  * The state after any sequence of calls equals, bit for bit, the state of
- * an event-by-event model (selftests/unit/dcqcn_ref.h checks this).
+ * an event-by-event model (selftests/unit/core/dcqcn_ref.h checks this).
  *
  * Bounded work. After a long idle period thousands of events may be due;
  * they are skipped arithmetically where the outcome is known:
@@ -224,6 +224,23 @@
 /* Hook for the test suite to count loop iterations; empty otherwise. */
 #ifndef ROCECC_RP_ITER
 #define ROCECC_RP_ITER()	((void)0)
+#endif
+
+/*
+ * The increase loop of the RP is written as a step, long fn(__u32 i, void
+ * *ctx) returning 0 to go on and 1 to stop, run by ROCECC_LOOP(max, fn,
+ * ctx) at most @max times: a for loop here, bpf_loop() in a BPF program
+ * (which defines ROCECC_LOOP before including this file), whose verifier
+ * then checks the step once instead of every iteration of every path.
+ */
+#ifndef ROCECC_LOOP
+#define ROCECC_LOOP(max, fn, ctx) do {					\
+	__u32 __i;							\
+									\
+	for (__i = 0; __i < (max); __i++)				\
+		if ((fn)(__i, (ctx)))					\
+			break;						\
+} while (0)
 #endif
 
 /* Per-flow reaction point state. Times in ns, rates in kb/s. */
@@ -459,6 +476,86 @@ static inline void rocecc_rp_stage_add(__u32 *stage, __u64 k)
 		*stage += (__u32)k;
 }
 
+/* The state of one rocecc_rp_increase() batch, for its loop steps. */
+struct rocecc_rp_inc {
+	struct rocecc_rp *rp;
+	const struct rocecc_params *p;
+	__u32 *stage;		/* the source's stage counter */
+	__u64 n;		/* events still to apply */
+	__u32 other;		/* the other source's stage */
+	__u32 f;		/* rp_threshold */
+	__u32 top;		/* the ceiling */
+};
+
+/*
+ * One iteration of rocecc_rp_increase(): one event, or a jump over many
+ * (see "Bounded work"). A ROCECC_LOOP() step: 0 to go on, 1 when done.
+ */
+static inline long rocecc_rp_increase_step(__u32 i, void *data)
+{
+	struct rocecc_rp_inc *c = data;
+	struct rocecc_rp *rp = c->rp;
+	const struct rocecc_params *p = c->p;
+	__u32 *stage = c->stage;
+	__u32 other = c->other, f = c->f, top = c->top;
+	__u32 s1, hi, lo, d, room;
+	__u64 run, k, gap, tgt;
+
+	(void)i;
+	if (!c->n)
+		return 1;
+	ROCECC_RP_ITER();
+	if (rp->rate == top && rp->target == top) {
+		/* Back at the ceiling: only the stage moves. */
+		rocecc_rp_stage_add(stage, c->n);
+		c->n = 0;
+		return 1;
+	}
+	/* The phase of the next event and how long it lasts. */
+	s1 = *stage < ROCECC_RP_STAGE_MAX ? *stage + 1 : *stage;
+	hi = s1 > other ? s1 : other;
+	lo = s1 < other ? s1 : other;
+	run = ~0ULL;
+	if (hi <= f) {
+		d = 0;				/* fast recovery */
+		run = f - *stage;
+	} else if (lo > f) {
+		d = rocecc_rp_kbps(p,		/* hyper */
+				   p->v[ROCECC_PARAM_RP_HAI_RATE]);
+	} else {
+		d = rocecc_rp_kbps(p,		/* additive */
+				   p->v[ROCECC_PARAM_RP_AI_RATE]);
+		if (other > f)
+			run = f - *stage;	/* then hyper */
+	}
+	gap = (__u64)rp->target - rp->rate;
+	if (c->n > 1 && (gap == d || gap + 1 == d)) {
+		/*
+		 * Fixed point: every event adds exactly d to both rates.
+		 * Jump over as many as stay in this phase and keep R_T at
+		 * or below the ceiling.
+		 */
+		k = c->n < run ? c->n : run;
+		room = rp->target < top ? top - rp->target : 0;
+		if (d && k > room / d)
+			k = room / d;
+		if (k) {
+			rocecc_rp_stage_add(stage, k);
+			rp->target += (__u32)(k * d);
+			rp->rate += (__u32)(k * d);
+			c->n -= k;
+			return 0;
+		}
+	}
+	/* One event. */
+	*stage = s1;
+	tgt = (__u64)rp->target + d;
+	rp->target = tgt < top ? (__u32)tgt : top;
+	rp->rate = (__u32)(((__u64)rp->rate + rp->target + 1) >> 1);
+	c->n--;
+	return 0;
+}
+
 /*
  * Apply @n increase events from one source (@by_bytes: the byte counter,
  * else the timer), exactly as n single events would, in at most
@@ -468,63 +565,17 @@ static inline void rocecc_rp_increase(struct rocecc_rp *rp,
 				      const struct rocecc_params *p,
 				      bool by_bytes, __u64 n)
 {
-	__u32 *stage = by_bytes ? &rp->byte_stage : &rp->timer_stage;
-	__u32 other = by_bytes ? rp->timer_stage : rp->byte_stage;
-	__u32 f = p->v[ROCECC_PARAM_RP_THRESHOLD];
-	__u32 top = rocecc_rp_ceiling(rp, p);
-	__u32 s1, hi, lo, d, room;
-	__u64 run, k, gap, tgt;
+	struct rocecc_rp_inc c = {
+		.rp = rp,
+		.p = p,
+		.stage = by_bytes ? &rp->byte_stage : &rp->timer_stage,
+		.n = n,
+		.other = by_bytes ? rp->timer_stage : rp->byte_stage,
+		.f = p->v[ROCECC_PARAM_RP_THRESHOLD],
+		.top = rocecc_rp_ceiling(rp, p),
+	};
 
-	while (n) {
-		ROCECC_RP_ITER();
-		if (rp->rate == top && rp->target == top) {
-			/* Back at the ceiling: only the stage moves. */
-			rocecc_rp_stage_add(stage, n);
-			return;
-		}
-		/* The phase of the next event and how long it lasts. */
-		s1 = *stage < ROCECC_RP_STAGE_MAX ? *stage + 1 : *stage;
-		hi = s1 > other ? s1 : other;
-		lo = s1 < other ? s1 : other;
-		run = ~0ULL;
-		if (hi <= f) {
-			d = 0;				/* fast recovery */
-			run = f - *stage;
-		} else if (lo > f) {
-			d = rocecc_rp_kbps(p,		/* hyper */
-					   p->v[ROCECC_PARAM_RP_HAI_RATE]);
-		} else {
-			d = rocecc_rp_kbps(p,		/* additive */
-					   p->v[ROCECC_PARAM_RP_AI_RATE]);
-			if (other > f)
-				run = f - *stage;	/* then hyper */
-		}
-		gap = (__u64)rp->target - rp->rate;
-		if (n > 1 && (gap == d || gap + 1 == d)) {
-			/*
-			 * Fixed point: every event adds exactly d to both
-			 * rates. Jump over as many as stay in this phase and
-			 * keep R_T at or below the ceiling.
-			 */
-			k = n < run ? n : run;
-			room = rp->target < top ? top - rp->target : 0;
-			if (d && k > room / d)
-				k = room / d;
-			if (k) {
-				rocecc_rp_stage_add(stage, k);
-				rp->target += (__u32)(k * d);
-				rp->rate += (__u32)(k * d);
-				n -= k;
-				continue;
-			}
-		}
-		/* One event. */
-		*stage = s1;
-		tgt = (__u64)rp->target + d;
-		rp->target = tgt < top ? (__u32)tgt : top;
-		rp->rate = (__u32)(((__u64)rp->rate + rp->target + 1) >> 1);
-		n--;
-	}
+	ROCECC_LOOP(ROCECC_RP_INC_ITER_MAX, rocecc_rp_increase_step, &c);
 }
 
 /*

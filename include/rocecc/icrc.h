@@ -104,8 +104,10 @@ static inline int rocecc_icrc_hdr(const __u8 *buf, __u32 l3_off,
 		return -1;
 	}
 	len = iplen + ROCECC_UDP_HLEN + ROCECC_BTH_LEN;
-	for (i = 0; i < len; i++)
+	for (i = 0; i < len; i++) {
 		hdr[i] = buf[l3_off + i];
+		rocecc_loop_barrier();
+	}
 
 	if (family == ROCECC_AF_INET) {
 		hdr[1] = 0xff;			/* TOS */

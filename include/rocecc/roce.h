@@ -369,6 +369,39 @@ static inline __u32 rocecc_op_ext_len(__u8 op)
 	}
 }
 
+/*
+ * What a RoCE packet a host sends means to the reaction point of its flow
+ * (the module's hooks and the BPF datapath classify with this):
+ */
+enum rocecc_data_class {
+	ROCECC_DATA_NONE,	/* no flow: ACK, UD, CNP, unknown */
+	ROCECC_DATA_PACED,	/* RC/UC request: counted and paced */
+	ROCECC_DATA_UNPACED,	/* RC READ response: counted, not delayed */
+};
+
+static inline enum rocecc_data_class rocecc_op_data_class(__u8 op)
+{
+	switch (ROCECC_OP_TRANSPORT(op)) {
+	case ROCECC_TRANSPORT_RC:
+		if (op <= ROCECC_OP_RC_READ_REQUEST ||
+		    op == ROCECC_OP_RC_CMP_SWAP ||
+		    op == ROCECC_OP_RC_FETCH_ADD ||
+		    op == ROCECC_OP_RC_SEND_LAST_INV ||
+		    op == ROCECC_OP_RC_SEND_ONLY_INV)
+			return ROCECC_DATA_PACED;
+		if (op >= ROCECC_OP_RC_READ_RESP_FIRST &&
+		    op <= ROCECC_OP_RC_READ_RESP_ONLY)
+			return ROCECC_DATA_UNPACED;
+		return ROCECC_DATA_NONE;
+	case ROCECC_TRANSPORT_UC:
+		if (op <= ROCECC_OP_UC_WRITE_ONLY_IMM)
+			return ROCECC_DATA_PACED;
+		return ROCECC_DATA_NONE;
+	default:
+		return ROCECC_DATA_NONE;
+	}
+}
+
 /* Internal: zero *p without libc (BPF has no memset call). */
 static inline void rocecc_pkt_zero(struct rocecc_pkt *p)
 {

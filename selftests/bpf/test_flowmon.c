@@ -12,7 +12,7 @@
  *
  * Expected latencies are written as the differences of the times the test
  * gives its packets; their buckets come from include/rocecc/hist.h, whose
- * own tests (selftests/unit/test_hist.c) pin them down independently, and
+ * own tests (selftests/unit/core/test_hist.c) pin them down independently, and
  * one anchor here is spelled out by hand.
  *
  * Needs root (or CAP_BPF + CAP_NET_ADMIN); skips otherwise.
@@ -1194,11 +1194,9 @@ int main(void)
 	int err;
 
 	err = bpf_load_denied();
-	if (err) {
-		printf("1..0 # SKIP cannot load BPF programs: %s\n",
-		       strerror(err));
-		return 0;
-	}
+	if (err)
+		return tap_skip_all("cannot load BPF programs: %s",
+				    strerror(err));
 	libbpf_set_print(bpf_test_log);
 	skel = flowmon__open();
 	if (!skel) {

@@ -5,7 +5,7 @@
  * that the BPF parse equals the userspace parse of the same bytes, and that
  * the program returns TC_ACT_OK for every input.
  *
- * Inputs: the Ethernet frames of selftests/unit/data/scapy-ipv{4,6}.pcap
+ * Inputs: the Ethernet frames of selftests/unit/core/data/scapy-ipv{4,6}.pcap
  * (IPv4, IPv6, with and without VLAN), the raw IP packets of the other
  * *.pcap files there behind an Ethernet header, every truncation of each
  * (the kernel refuses inputs shorter than an Ethernet header), and
@@ -378,11 +378,9 @@ int main(void)
 	int err;
 
 	err = bpf_load_denied();
-	if (err) {
-		printf("1..0 # SKIP cannot load BPF programs: %s\n",
-		       strerror(err));
-		return 0;
-	}
+	if (err)
+		return tap_skip_all("cannot load BPF programs: %s",
+				    strerror(err));
 	libbpf_set_print(bpf_test_log);
 	skel = parse_check__open_and_load();
 	if (!skel) {

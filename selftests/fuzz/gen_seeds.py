@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Seed corpus for fuzz_parse from the unit test vectors.
 
-    gen_seeds.py <selftests/unit/data> <selftests/fuzz/corpus>
+    gen_seeds.py <selftests/unit/core/data> <selftests/fuzz/corpus>
 
 Every packet of every classic *.pcap there becomes seeds in fuzz_parse's
 input format (two control bytes, then the packet, see fuzz_parse.c): whole,

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rocegen's pure logic: option parsing, log-linear histogram, token bucket.
- * See rg_lib.h for the contracts; test_rg_*.c for the checks.
+ * See rg_lib.h for the contracts; selftests/unit/tools/test_rg_*.c for
+ * the checks.
  */
 #include <ctype.h>
 #include <string.h>

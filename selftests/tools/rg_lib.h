@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * rocegen's pure logic, free of verbs and I/O so that it is unit-tested on
- * the host (selftests/tools/test_rg_*.c): option value parsing, the
+ * the host (selftests/unit/tools/test_rg_*.c): option value parsing, the
  * log-linear latency histogram and the token bucket that paces posts.
  */
 #ifndef _ROCEGEN_LIB_H

@@ -26,7 +26,7 @@
  *	64; we follow the model). The mlx5 default 32767 is thus 2 MiB between
  *	byte-counter increase events: at 100 Gb/s one CNP costs a flow about
  *	0.5 ms of recovery, not the 20 us that byte units would give
- *	(selftests/unit/test_dcqcn.c measures both). 0 disables the counter.
+ *	(selftests/unit/core/test_dcqcn.c measures both). 0 disables the counter.
  *
  * Rates are in Mb/s; the RP keeps them internally in kb/s.
  */

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lib/format.h"
+#include "lib/parse.h"
 #include "policy/headroom.h"
 #include "roceccd/config.h"
 #include "tap.h"
@@ -20,16 +20,6 @@
 #endif
 
 #define ERRLEN	512
-
-/* Compare two strings and show both on failure. */
-static int str_eq(const char *got, const char *want, const char *what)
-{
-	int ok = tap_ok(!strcmp(got, want), "%s", what);
-
-	if (!ok)
-		tap_diag("got  '%s'\n# want '%s'", got, want);
-	return ok;
-}
 
 static int load(struct rd_conf *c, const char *text, char *err)
 {
@@ -45,7 +35,7 @@ static void expect_err(const char *text, const char *want)
 	int ret = load(&c, text, err);
 
 	tap_eq(ret, -EINVAL, "error: %s", want);
-	str_eq(err, want, "  message");
+	tap_is_str(err, want, "  message");
 }
 
 /* @text must load; its [section] key as written back must be @want. */
@@ -95,16 +85,16 @@ static void test_defaults(void)
 
 	memset(&c, 0x5a, sizeof(c));
 	rd_conf_defaults(&c);
-	str_eq(c.listen, "127.0.0.1", "default listen");
+	tap_is_str(c.listen, "127.0.0.1", "default listen");
 	tap_eq(c.port, 9468, "default port");
 	tap_eq(c.interval_ms, 1000, "default interval");
 	tap_eq(c.linger_ms, 15000, "default linger");
 	tap_eq(c.per_octave, 4, "default buckets_per_octave");
 	tap_eq(c.log_level, rd_log_level("info"), "default log_level info");
-	str_eq(c.pin_dir, "/sys/fs/bpf/rocecc", "default pin_dir");
+	tap_is_str(c.pin_dir, "/sys/fs/bpf/rocecc", "default pin_dir");
 	tap_eq(c.module_attach, false, "default attach no");
 	tap_eq(c.module_fq, true, "default fq yes");
-	str_eq(c.module_devices, "", "default devices all");
+	tap_is_str(c.module_devices, "", "default devices all");
 	tap_eq(c.profile, -1, "default profile not set");
 	for (id = 0; id <= ROCECC_PARAM_MAX; id++)
 		nset += c.param_set[id];
@@ -114,8 +104,8 @@ static void test_defaults(void)
 	tap_eq(c.min_flows, 3, "default min_flows");
 	tap_eq(c.window_ms, 10000, "default window");
 	tap_eq(c.group_by, RD_GROUP_AUTO, "default group_by auto");
-	str_eq(c.rankmap_file, "", "default rankmap file none");
-	str_eq(c.local_host, "", "default host not set");
+	tap_is_str(c.rankmap_file, "", "default rankmap file none");
+	tap_is_str(c.local_host, "", "default host not set");
 	tap_eq(rd_conf_check(&c, "t.conf", NULL, 0), 0,
 	       "defaults pass rd_conf_check");
 	tap_ok(rd_conf_load_string(&c, "t.conf", "", NULL, 0) == 0,
@@ -167,15 +157,15 @@ static void test_full(void)
 
 	if (!expect_ok(full_file, "a file with every key loads"))
 		return;
-	str_eq(c->listen, "fd00::1", "listen");
+	tap_is_str(c->listen, "fd00::1", "listen");
 	tap_eq(c->port, 19468, "port");
 	tap_eq(c->interval_ms, 250, "interval 250ms");
 	tap_eq(c->linger_ms, 1500, "linger 1.5 (seconds)");
 	tap_eq(c->per_octave, 16, "buckets_per_octave");
 	tap_eq(c->log_level, 3, "log_level DEBUG (any case)");
-	str_eq(c->pin_dir, "/sys/fs/bpf/other dir", "pin_dir with a blank");
+	tap_is_str(c->pin_dir, "/sys/fs/bpf/other dir", "pin_dir with a blank");
 	tap_eq(c->module_attach, true, "attach On");
-	str_eq(c->module_devices, "eth1 eth2", "devices");
+	tap_is_str(c->module_devices, "eth1 eth2", "devices");
 	tap_eq(c->module_fq, false, "fq off");
 	tap_eq(c->profile, ROCECC_PROFILE_PAPER, "profile paper");
 	tap_ok(c->param_set[ROCECC_PARAM_RP_AI_RATE] &&
@@ -193,8 +183,8 @@ static void test_full(void)
 	tap_eq(c->min_flows, 100000, "min_flows");
 	tap_eq(c->window_ms, 2000, "window");
 	tap_eq(c->group_by, RD_GROUP_RANKMAP, "group_by rankmap");
-	str_eq(c->rankmap_file, "/etc/rocecc/job.map", "rankmap file");
-	str_eq(c->local_host, "node-7.example", "rankmap host");
+	tap_is_str(c->rankmap_file, "/etc/rocecc/job.map", "rankmap file");
+	tap_is_str(c->local_host, "node-7.example", "rankmap host");
 	tap_eq(rd_conf_check(c, "t.conf", NULL, 0), 0, "it passes rd_conf_check");
 	round_trip(c, "of the full file");
 }
@@ -231,8 +221,8 @@ static void test_values(void)
 		if (expect_ok(text, "group_by loads"))
 			tap_eq(loaded.group_by, gb[i].g, "group_by = %s",
 			       gb[i].group_by);
-		str_eq(rd_group_by_name(gb[i].g), gb[i].group_by,
-		       "rd_group_by_name");
+		tap_is_str(rd_group_by_name(gb[i].g), gb[i].group_by,
+			   "rd_group_by_name");
 		tap_eq(rd_group_by_parse(gb[i].group_by), gb[i].g,
 		       "rd_group_by_parse(%s)", gb[i].group_by);
 	}
@@ -243,8 +233,8 @@ static void test_values(void)
 		snprintf(text, sizeof(text), "[module]\ndevices = %s\n",
 			 devs[i].in);
 		if (expect_ok(text, "devices list loads"))
-			str_eq(loaded.module_devices, devs[i].out,
-			       "devices normalised");
+			tap_is_str(loaded.module_devices, devs[i].out,
+				   "devices normalised");
 	}
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
@@ -266,13 +256,13 @@ static void test_values(void)
 		tap_eq(loaded.profile, ROCECC_PROFILE_PAPER, "profile paper");
 
 	if (expect_ok("[daemon]\npin_dir = none\n", "pin_dir = none loads"))
-		str_eq(loaded.pin_dir, "", "pin_dir none -> \"\"");
+		tap_is_str(loaded.pin_dir, "", "pin_dir none -> \"\"");
 	if (expect_ok("[rankmap]\nfile = none\n", "file = none loads"))
-		str_eq(loaded.rankmap_file, "", "file none -> \"\"");
+		tap_is_str(loaded.rankmap_file, "", "file none -> \"\"");
 	if (expect_ok("[daemon]\nlisten = 0.0.0.0\n", "listen IPv4"))
-		str_eq(loaded.listen, "0.0.0.0", "listen 0.0.0.0");
+		tap_is_str(loaded.listen, "0.0.0.0", "listen 0.0.0.0");
 	if (expect_ok("[daemon]\nlisten = ::\n", "listen IPv6"))
-		str_eq(loaded.listen, "::", "listen ::");
+		tap_is_str(loaded.listen, "::", "listen ::");
 	if (expect_ok("[daemon]\nbuckets_per_octave = 1\nlog_level = error\n",
 		      "buckets_per_octave 1, log_level error")) {
 		tap_eq(loaded.per_octave, 1, "buckets_per_octave 1");
@@ -314,7 +304,7 @@ static void test_comments(void)
 		return;
 	tap_eq(loaded.port, 1234, "comments: value before \" ;\"");
 	tap_eq(loaded.interval_ms, 2000, "comments: \"\\t;\" also starts one");
-	str_eq(loaded.module_devices, "eth0 eth1", "comments: list before \" ;\"");
+	tap_is_str(loaded.module_devices, "eth0 eth1", "comments: list before \" ;\"");
 	expect_err("[daemon]\nport = 1234 # not a comment\n",
 		   "t.conf:2: [daemon] port: '1234 # not a comment' is not a TCP port (1..65535)");
 	expect_err("[daemon]\nport = 1234;no blank, no comment\n",
@@ -328,7 +318,7 @@ static void test_comments(void)
 	if (expect_ok("[daemon]\nport = 1\n[straggler]\n[daemon]\nlisten = ::1\n",
 		      "a section may be opened twice")) {
 		tap_eq(loaded.port, 1, "section twice: port");
-		str_eq(loaded.listen, "::1", "section twice: listen");
+		tap_is_str(loaded.listen, "::1", "section twice: listen");
 	}
 }
 
@@ -444,11 +434,11 @@ static void test_errors(void)
 		  "t.conf:2: [rankmap] host: '' is not a host name (1 to 255 of [A-Za-z0-9._:-])" },
 		/* structure */
 		{ "[daemon]\nport = 1\n\n[foo]\nbar = 1\n",
-		  "t.conf:4: unknown section [foo] (known: daemon, module, straggler, rankmap, pfc)" },
+		  "t.conf:4: unknown section [foo] (known: daemon, module, straggler, rankmap, pfc, hw)" },
 		{ "[daemon]\n[Daemon]\n",
-		  "t.conf:2: unknown section [Daemon] (known: daemon, module, straggler, rankmap, pfc)" },
+		  "t.conf:2: unknown section [Daemon] (known: daemon, module, straggler, rankmap, pfc, hw)" },
 		{ "[ daemon ]\nport = 1\n",
-		  "t.conf:1: unknown section [ daemon ] (known: daemon, module, straggler, rankmap, pfc)" },
+		  "t.conf:1: unknown section [ daemon ] (known: daemon, module, straggler, rankmap, pfc, hw)" },
 		{ "[daemon]\nprot = 1\n",
 		  "t.conf:2: [daemon] prot: unknown key (known: listen, port, interval, linger, buckets_per_octave, log_level, pin_dir)" },
 		{ "[straggler]\nfactr = 1\n",
@@ -462,7 +452,7 @@ static void test_errors(void)
 		{ "[daemon]\nrp_ai_rate = 1\n",
 		  "t.conf:2: [daemon] rp_ai_rate: unknown key (known: listen, port, interval, linger, buckets_per_octave, log_level, pin_dir)" },
 		{ "# no section yet\nport = 1\n",
-		  "t.conf:2: key 'port' outside of a section (known: daemon, module, straggler, rankmap, pfc)" },
+		  "t.conf:2: key 'port' outside of a section (known: daemon, module, straggler, rankmap, pfc, hw)" },
 		{ "[daemon]\nport = 1\n  listen = ::\n",
 		  "t.conf:3: indented line (inih would read it as a continuation of the previous value)" },
 		{ "[daemon]\n\tport = 1\n",
@@ -597,34 +587,34 @@ static void test_check(void)
 	c.group_by = RD_GROUP_RANKMAP;
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
 	       "check: group_by rankmap without a rank map");
-	str_eq(err, "t.conf: [straggler] group_by: rankmap needs a rank map ([rankmap] file)",
-	       "  message");
+	tap_is_str(err, "t.conf: [straggler] group_by: rankmap needs a rank map ([rankmap] file)",
+		   "  message");
 	strcpy(c.rankmap_file, "/x.map");
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), 0,
 	       "check: group_by rankmap with a rank map");
-	str_eq(err, "", "  no message");
+	tap_is_str(err, "", "  no message");
 
 	rd_conf_defaults(&c);
 	strcpy(c.local_host, "node0");
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
 	       "check: host without a rank map");
-	str_eq(err, "t.conf: [rankmap] host: 'node0' is set, but there is no rank map ([rankmap] file)",
-	       "  message");
+	tap_is_str(err, "t.conf: [rankmap] host: 'node0' is set, but there is no rank map ([rankmap] file)",
+		   "  message");
 
 	rd_conf_defaults(&c);
 	c.window_ms = 1999;
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
 	       "check: window < 2 * interval");
-	str_eq(err, "t.conf: [straggler] window: 1999ms is shorter than twice the interval ([daemon] interval = 1s)",
-	       "  message");
+	tap_is_str(err, "t.conf: [straggler] window: 1999ms is shorter than twice the interval ([daemon] interval = 1s)",
+		   "  message");
 	c.window_ms = 2000;
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), 0,
 	       "check: window = 2 * interval");
 	c.interval_ms = 1001;
 	tap_eq(rd_conf_check(&c, NULL, err, sizeof(err)), -EINVAL,
 	       "check: window < 2 * interval, no name");
-	str_eq(err, "[straggler] window: 2s is shorter than twice the interval ([daemon] interval = 1001ms)",
-	       "  message without a name");
+	tap_is_str(err, "[straggler] window: 2s is shorter than twice the interval ([daemon] interval = 1001ms)",
+		   "  message without a name");
 
 	/* through a file */
 	rd_conf_defaults(&c);
@@ -634,8 +624,8 @@ static void test_check(void)
 	       "check: a file with interval 6s loads");
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
 	       "check: ... and fails the default window");
-	str_eq(err, "t.conf: [straggler] window: 10s is shorter than twice the interval ([daemon] interval = 6s)",
-	       "  message");
+	tap_is_str(err, "t.conf: [straggler] window: 10s is shorter than twice the interval ([daemon] interval = 6s)",
+		   "  message");
 }
 
 static void test_set(void)
@@ -657,22 +647,22 @@ static void test_set(void)
 	before = c;
 	tap_eq(rd_conf_set(&c, "--port", "daemon", "port", "0", err,
 			   sizeof(err)), -EINVAL, "rd_conf_set bad port");
-	str_eq(err, "--port: [daemon] port: '0' is not a TCP port (1..65535)",
-	       "  message");
+	tap_is_str(err, "--port: [daemon] port: '0' is not a TCP port (1..65535)",
+		   "  message");
 	tap_eq(rd_conf_set(&c, NULL, "module", "devices", "eth0 eth0", err,
 			   sizeof(err)), -EINVAL, "rd_conf_set bad devices");
-	str_eq(err, "[module] devices: 'eth0 eth0' lists 'eth0' twice",
-	       "  message without a name");
+	tap_is_str(err, "[module] devices: 'eth0 eth0' lists 'eth0' twice",
+		   "  message without a name");
 	tap_eq(rd_conf_set(&c, "-o", "daemon", "port", "x", NULL, 0),
 	       -EINVAL, "rd_conf_set without a message buffer");
 	tap_eq(rd_conf_set(&c, "-o", "nope", "port", "1", err, sizeof(err)),
 	       -EINVAL, "rd_conf_set unknown section");
-	str_eq(err, "-o: unknown section [nope] (known: daemon, module, straggler, rankmap, pfc)",
-	       "  message");
+	tap_is_str(err, "-o: unknown section [nope] (known: daemon, module, straggler, rankmap, pfc, hw)",
+		   "  message");
 	tap_eq(rd_conf_set(&c, "-o", "rankmap", "port", "1", err, sizeof(err)),
 	       -EINVAL, "rd_conf_set unknown key");
-	str_eq(err, "-o: [rankmap] port: unknown key (known: file, host)",
-	       "  message");
+	tap_is_str(err, "-o: [rankmap] port: unknown key (known: file, host)",
+		   "  message");
 	tap_ok(rd_conf_equal(&c, &before), "rd_conf_set failures leave @c");
 }
 
@@ -698,8 +688,8 @@ static void test_files(void)
 	rd_conf_defaults(&c);
 	ret = rd_conf_load(&c, "/nonexistent/roceccd.conf", err, sizeof(err));
 	tap_eq(ret, -ENOENT, "missing file: -ENOENT");
-	str_eq(err, "/nonexistent/roceccd.conf: cannot open: No such file or directory",
-	       "  message");
+	tap_is_str(err, "/nonexistent/roceccd.conf: cannot open: No such file or directory",
+		   "  message");
 
 	temp_file("[daemon]\nport = 1\n[straggler]\nmin_flows = 7\n", path,
 		  sizeof(path));
@@ -719,7 +709,7 @@ static void test_files(void)
 		snprintf(want, sizeof(want),
 			 "%s:5: [daemon] port: '70000' is not a TCP port (1..65535)",
 			 path);
-		str_eq(err, want, "  message names the file and line");
+		tap_is_str(err, want, "  message names the file and line");
 	}
 	unlink(path);
 
@@ -790,7 +780,7 @@ static void test_example_uncommented(void)
 					sizeof(err)), 0,
 		    "example uncommented (%u keys) loads", keys))
 		tap_diag("%s", err);
-	tap_eq(keys, 18 + 9 + 16 + ROCECC_PARAM_MAX,
+	tap_eq(keys, 18 + 9 + 16 + 2 + ROCECC_PARAM_MAX,
 	       "example: every key and every parameter is shown");
 	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
 		nset += c.param_set[id];
@@ -849,7 +839,7 @@ static void test_pfc(void)
 		      "pfc: a section with every key loads")) {
 		const struct rd_conf *l = &loaded;
 
-		str_eq(l->pfc_devices, "eth1 eth2", "pfc: devices");
+		tap_is_str(l->pfc_devices, "eth1 eth2", "pfc: devices");
 		tap_ok(l->pfc_prio_set && l->pfc_en == 0x18, "pfc: priorities 4,3");
 		tap_eq(l->pfc_delay, 65535, "pfc: delay");
 		tap_eq(l->pfc_mbc, 1, "pfc: mbc on");
@@ -909,21 +899,21 @@ static void test_pfc(void)
 	c.pfc_size_auto = true;
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
 	       "check: buffer_size auto without priorities");
-	str_eq(err, "t.conf: [pfc] buffer_size: auto sizes the buffers of the PFC priorities, but [pfc] priorities is not set",
-	       "  message");
+	tap_is_str(err, "t.conf: [pfc] buffer_size: auto sizes the buffers of the PFC priorities, but [pfc] priorities is not set",
+		   "  message");
 	c.pfc_prio_set = true;
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
 	       "check: buffer_size auto with priorities none");
-	str_eq(err, "t.conf: [pfc] buffer_size: auto sizes the buffers of the PFC priorities, but [pfc] priorities is none",
-	       "  message");
+	tap_is_str(err, "t.conf: [pfc] buffer_size: auto sizes the buffers of the PFC priorities, but [pfc] priorities is none",
+		   "  message");
 	c.pfc_en = 0x08;
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), 0,
 	       "check: buffer_size auto with priorities 3");
 
 	tap_eq(rd_conf_set(&c, "--pfc", "pfc", "priorities", "8", err, sizeof(err)),
 	       -EINVAL, "rd_conf_set [pfc] priorities 8");
-	str_eq(err, "--pfc: [pfc] priorities: '8' has '8': priority must be 0..7 (a list like 3,4, or none)",
-	       "  message");
+	tap_is_str(err, "--pfc: [pfc] priorities: '8' has '8': priority must be 0..7 (a list like 3,4, or none)",
+		   "  message");
 
 	test_pfcwd_conf();
 
@@ -1031,15 +1021,15 @@ static void test_pfcwd_conf(void)
 	c.pfc_tune = RD_PFCTUNE_DRY_RUN;
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
 	       "check: tune without priorities");
-	str_eq(err, "t.conf: [pfc] tune: the tuner sizes the buffers of the PFC priorities, but [pfc] priorities is not set",
-	       "  message");
+	tap_is_str(err, "t.conf: [pfc] tune: the tuner sizes the buffers of the PFC priorities, but [pfc] priorities is not set",
+		   "  message");
 	c.pfc_prio_set = true;
 	c.pfc_en = 0x08;
 	c.pfc_tune_ivl_ms = 500;
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), -EINVAL,
 	       "check: tune_interval shorter than interval");
-	str_eq(err, "t.conf: [pfc] tune_interval: 500ms is shorter than the interval ([daemon] interval = 1s)",
-	       "  message");
+	tap_is_str(err, "t.conf: [pfc] tune_interval: 500ms is shorter than the interval ([daemon] interval = 1s)",
+		   "  message");
 	c.pfc_tune_ivl_ms = 1000;
 	tap_eq(rd_conf_check(&c, "t.conf", err, sizeof(err)), 0,
 	       "check: tune with priorities 3, tune_interval = interval");
@@ -1078,8 +1068,8 @@ static void test_pfc_target(void)
 	p = p0;
 	ret = rd_pfc_target(&c, 0, 0, &p, false, &b, true, why, sizeof(why));
 	tap_eq(ret, -EINVAL, "target: priorities, a device without PFC: -EINVAL");
-	str_eq(why, "the device reports no IEEE PFC, but [pfc] sets priorities",
-	       "  why");
+	tap_is_str(why, "the device reports no IEEE PFC, but [pfc] sets priorities",
+		   "  why");
 
 	c.pfc_delay = 100;
 	c.pfc_mbc = 1;
@@ -1124,7 +1114,7 @@ static void test_pfc_target(void)
 		snprintf(want, sizeof(want),
 			 "buffer_size = auto: 2 lossless buffers of %llu bytes need more than the device's total_size 100000",
 			 (unsigned long long)r.size);
-		str_eq(why, want, "  why");
+		tap_is_str(why, want, "  why");
 	}
 	c.pfc_en = 0x08;
 
@@ -1144,13 +1134,13 @@ static void test_pfc_target(void)
 	b = b0;
 	ret = rd_pfc_target(&c, 0, 1500, &p, true, &b, true, why, sizeof(why));
 	tap_eq(ret, -EINVAL, "target: auto, speed unknown: -EINVAL");
-	str_eq(why, "buffer_size = auto: the link speed is unknown (set [pfc] speed)",
-	       "  why");
+	tap_is_str(why, "buffer_size = auto: the link speed is unknown (set [pfc] speed)",
+		   "  why");
 	ret = rd_pfc_target(&c, 1000, 1500, &p, true, &b, true, why, sizeof(why));
 	tap_eq(ret, -EINVAL, "target: auto at 1G (no 802.3 delays): -EINVAL");
 	ret = rd_pfc_target(&c, 100000, 1500, &p, true, &b, false, why, sizeof(why));
 	tap_eq(ret, -EINVAL, "target: prio2buffer, a device without buffers: -EINVAL");
-	str_eq(why, "the device has no DCB buffers, but [pfc] sets prio2buffer", "  why");
+	tap_is_str(why, "the device has no DCB buffers, but [pfc] sets prio2buffer", "  why");
 
 	rd_conf_defaults(&c);
 	c.pfc_size_mask = 0x81;
@@ -1161,6 +1151,33 @@ static void test_pfc_target(void)
 	tap_ok(ret == RD_PFC_CHANGE_BUF && b.buffer_size[0] == 1 &&
 	       b.buffer_size[1] == 200000 && b.buffer_size[7] == 0xffffffff,
 	       "target: explicit sizes, others left");
+}
+
+/* [hw]: NICs that run DCQCN in firmware */
+static void test_hw(void)
+{
+	struct rd_conf c;
+	char *text;
+
+	rd_conf_defaults(&c);
+	tap_ok(!c.hw_apply && !c.hw_devices[0], "hw: apply = no, devices = all");
+	text = print_str(&c);
+	tap_ok(strstr(text, "\n[hw]\napply = no\ndevices = all\n") != NULL,
+	       "print: [hw] of the defaults");
+	free(text);
+	if (expect_ok("[hw]\napply = yes\ndevices = eth2 eth3\n",
+		      "hw: both keys load")) {
+		tap_ok(loaded.hw_apply && !strcmp(loaded.hw_devices, "eth2 eth3"),
+		       "hw: apply yes, devices eth2 eth3");
+		text = print_str(&loaded);
+		tap_ok(strstr(text, "\n[hw]\napply = yes\ndevices = eth2 eth3\n") != NULL,
+		       "print: [hw] as loaded");
+		free(text);
+	}
+	expect_err("[hw]\napply = maybe\n",
+		   "t.conf:2: [hw] apply: 'maybe' is not yes, no, true, false, on, off, 1 or 0");
+	expect_err("[hw]\nprofile = paper\n",
+		   "t.conf:2: [hw] profile: unknown key (known: apply, devices)");
 }
 
 int main(void)
@@ -1177,5 +1194,6 @@ int main(void)
 	test_example_uncommented();
 	test_pfc();
 	test_pfc_target();
+	test_hw();
 	return tap_done();
 }

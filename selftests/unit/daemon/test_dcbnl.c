@@ -16,15 +16,6 @@
 #include "lib/dcbnl.h"
 #include "tap.h"
 
-static int str_eq(const char *got, const char *want, const char *what)
-{
-	int ok = tap_ok(!strcmp(got, want), "%s", what);
-
-	if (!ok)
-		tap_diag("got  '%s'\n# want '%s'", got, want);
-	return ok;
-}
-
 /* ---- expected images, written out by hand -------------------------------- */
 
 struct img {
@@ -336,12 +327,12 @@ static void test_get_reply(void)
 	error_msg(&m, -EOPNOTSUPP, NULL);
 	ret = feed_get(&m, &d, &a);
 	tap_ok(ret == 0 && a.err == -EOPNOTSUPP, "error -EOPNOTSUPP");
-	str_eq(a.msg, "", "  without a message");
+	tap_is_str(a.msg, "", "  without a message");
 	m.n = 0;
 	error_msg(&m, -EINVAL, "rocecc: bad priority");
 	feed_get(&m, &d, &a);
 	tap_eq(a.err, -EINVAL, "error -EINVAL with extack");
-	str_eq(a.msg, "rocecc: bad priority", "  its message");
+	tap_is_str(a.msg, "rocecc: bad priority", "  its message");
 	m.n = 0;
 	error_msg(&m, 0, NULL);
 	feed_get(&m, &d, &a);
@@ -367,14 +358,14 @@ static void test_get_reply(void)
 	m.n = 18;
 	tap_eq(dcbnl_parse_get((const struct nlmsghdr *)m.b, &d, msg, sizeof(msg)),
 	       -EBADMSG, "reply shorter than its dcbmsg: -EBADMSG");
-	str_eq(msg, "reply too short for its DCB header", "  message");
+	tap_is_str(msg, "reply too short for its DCB header", "  message");
 
 	m.n = 0;
 	get_reply(&m, true, true);
 	m.b[17] = 20;		/* dcbmsg.cmd */
 	tap_eq(dcbnl_parse_get((const struct nlmsghdr *)m.b, &d, msg, sizeof(msg)),
 	       -EBADMSG, "reply with another command: -EBADMSG");
-	str_eq(msg, "unexpected reply (type 78, command 20)", "  message");
+	tap_is_str(msg, "unexpected reply (type 78, command 20)", "  message");
 
 	m.n = 0;
 	get_reply(&m, true, true);
@@ -382,7 +373,7 @@ static void test_get_reply(void)
 	m.b[32 + 4 + 64] = 104;
 	tap_eq(dcbnl_parse_get((const struct nlmsghdr *)m.b, &d, msg, sizeof(msg)),
 	       -EBADMSG, "PFC of 100 bytes: -EBADMSG");
-	str_eq(msg, "DCB_ATTR_IEEE_PFC of 100 bytes, expected 136", "  message");
+	tap_is_str(msg, "DCB_ATTR_IEEE_PFC of 100 bytes, expected 136", "  message");
 
 	m.n = 0;
 	get_reply(&m, true, true);
@@ -390,7 +381,7 @@ static void test_get_reply(void)
 	m.b[32 + 4 + 64 + 1] = 0x7f;
 	tap_eq(dcbnl_parse_get((const struct nlmsghdr *)m.b, &d, msg, sizeof(msg)),
 	       -EBADMSG, "attribute longer than its nest: -EBADMSG");
-	str_eq(msg, "malformed attribute inside DCB_ATTR_IEEE", "  message");
+	tap_is_str(msg, "malformed attribute inside DCB_ATTR_IEEE", "  message");
 
 	m.n = 0;
 	get_reply(&m, true, true);
@@ -476,12 +467,12 @@ static void test_set_reply(void)
 	set_reply(&m, 0, 4);
 	tap_eq(dcbnl_parse_set((const struct nlmsghdr *)m.b, msg, sizeof(msg)),
 	       -EBADMSG, "SET status of 4 bytes: -EBADMSG");
-	str_eq(msg, "status of 4 bytes, expected 1", "  message");
+	tap_is_str(msg, "status of 4 bytes, expected 1", "  message");
 	m.n = 0;
 	set_reply(&m, 0, -1);
 	tap_eq(dcbnl_parse_set((const struct nlmsghdr *)m.b, msg, sizeof(msg)),
 	       -EBADMSG, "SET reply without a status: -EBADMSG");
-	str_eq(msg, "reply without the driver's status", "  message");
+	tap_is_str(msg, "reply without the driver's status", "  message");
 	m.n = 0;
 	get_reply(&m, true, true);
 	tap_eq(dcbnl_parse_set((const struct nlmsghdr *)m.b, msg, sizeof(msg)),
@@ -503,11 +494,11 @@ static void test_text(void)
 	       en == 0xfe && mask == 0xff, "prio-pfc all:on,0:off");
 	tap_eq(dcbnl_parse_prio_onoff("9:on", &en, &mask, &e), -EINVAL,
 	       "prio-pfc 9:on refused");
-	str_eq(e.item, "9:on", "  item");
-	str_eq(e.why, "priority must be 0..7", "  why");
+	tap_is_str(e.item, "9:on", "  item");
+	tap_is_str(e.why, "priority must be 0..7", "  why");
 	tap_eq(dcbnl_parse_prio_onoff("3:yes", &en, &mask, &e), -EINVAL,
 	       "prio-pfc 3:yes refused");
-	str_eq(e.why, "expected on or off after the priority", "  why");
+	tap_is_str(e.why, "expected on or off after the priority", "  why");
 	tap_eq(dcbnl_parse_prio_onoff("3", &en, &mask, &e), -EINVAL,
 	       "prio-pfc 3 refused");
 	tap_eq(dcbnl_parse_prio_onoff("3:on,", &en, &mask, &e), -EINVAL,
@@ -525,7 +516,7 @@ static void test_text(void)
 	       "priorities none");
 	tap_eq(dcbnl_parse_prio_list("3,8", &mask, &e), -EINVAL,
 	       "priorities 3,8 refused");
-	str_eq(e.item, "8", "  item");
+	tap_is_str(e.item, "8", "  item");
 	tap_eq(dcbnl_parse_prio_list("3 4", &mask, &e), -EINVAL,
 	       "priorities '3 4' refused");
 
@@ -538,7 +529,7 @@ static void test_text(void)
 	       "prio-buffer 3:1 leaves the others");
 	tap_eq(dcbnl_parse_prio2buffer("3:8", p2b, &mask, &e), -EINVAL,
 	       "prio-buffer 3:8 refused");
-	str_eq(e.why, "buffer must be 0..7", "  why");
+	tap_is_str(e.why, "buffer must be 0..7", "  why");
 
 	tap_ok(!dcbnl_parse_buffer_sizes("0:64K,1:1M,2:1000", sz, &mask, &e) &&
 	       mask == 0x07 && sz[0] == 65536 && sz[1] == 1048576 &&
@@ -548,10 +539,10 @@ static void test_text(void)
 	       "buffer-size all:0,7:4294967295");
 	tap_eq(dcbnl_parse_buffer_sizes("0:4096M", sz, &mask, &e), -EINVAL,
 	       "buffer-size 0:4096M refused");
-	str_eq(e.why, "size must be at most 4294967295 bytes (4095M)", "  why");
+	tap_is_str(e.why, "size must be at most 4294967295 bytes (4095M)", "  why");
 	tap_eq(dcbnl_parse_buffer_sizes("0:12G", sz, &mask, &e), -EINVAL,
 	       "buffer-size 0:12G refused");
-	str_eq(e.why, "size must be bytes, or with K or M (1024-based)", "  why");
+	tap_is_str(e.why, "size must be bytes, or with K or M (1024-based)", "  why");
 	tap_eq(dcbnl_parse_buffer_sizes("8:1K", sz, &mask, &e), -EINVAL,
 	       "buffer-size 8:1K refused");
 
@@ -581,12 +572,12 @@ static void test_text(void)
 		tap_eq(dcbnl_parse_length("1e3", &m), -EINVAL, "length 1e3 refused");
 		tap_eq(dcbnl_parse_length("nan", &m), -EINVAL, "length nan refused");
 	}
-	str_eq(dcbnl_prio_str(0x18, buf, sizeof(buf)), "3,4", "prio_str 3,4");
-	str_eq(dcbnl_prio_str(0, buf, sizeof(buf)), "none", "prio_str none");
-	str_eq(dcbnl_size_str(65536, buf, sizeof(buf)), "64K", "size_str 64K");
-	str_eq(dcbnl_size_str(3 << 20, buf, sizeof(buf)), "3M", "size_str 3M");
-	str_eq(dcbnl_size_str(1000, buf, sizeof(buf)), "1000", "size_str 1000");
-	str_eq(dcbnl_size_str(0, buf, sizeof(buf)), "0", "size_str 0");
+	tap_is_str(dcbnl_prio_str(0x18, buf, sizeof(buf)), "3,4", "prio_str 3,4");
+	tap_is_str(dcbnl_prio_str(0, buf, sizeof(buf)), "none", "prio_str none");
+	tap_is_str(dcbnl_size_str(65536, buf, sizeof(buf)), "64K", "size_str 64K");
+	tap_is_str(dcbnl_size_str(3 << 20, buf, sizeof(buf)), "3M", "size_str 3M");
+	tap_is_str(dcbnl_size_str(1000, buf, sizeof(buf)), "1000", "size_str 1000");
+	tap_is_str(dcbnl_size_str(0, buf, sizeof(buf)), "0", "size_str 0");
 }
 
 int main(void)

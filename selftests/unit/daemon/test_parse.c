@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Unit tests of the rocecc CLI's pure logic (daemon/lib/parse.c).
+ * Unit tests of parsing and naming (daemon/lib/parse.c): the rocecc CLI's
+ * arguments, rocecc.ko's names, roceccd's times, ports and log levels.
  */
 #include <errno.h>
 #include <string.h>
@@ -65,8 +66,8 @@ static void test_profiles(void)
 	tap_eq(cli_profile_by_name("paper"), ROCECC_PROFILE_PAPER, "paper");
 	tap_ok(cli_profile_by_name("custom") == -1, "custom is no profile");
 	tap_ok(cli_profile_by_name("MLX5") == -1, "names are case-sensitive");
-	tap_ok(!strcmp(cli_profile_name(ROCECC_PROFILE_PAPER), "paper"),
-	       "profile name");
+	tap_is_str(cli_profile_name(ROCECC_PROFILE_PAPER), "paper",
+		   "profile name");
 	tap_ok(!cli_profile_name(__ROCECC_PROFILE_MAX) && !cli_profile_name(-1),
 	       "no name out of range");
 }
@@ -81,16 +82,16 @@ static void test_stats(void)
 	tap_eq(named, ROCECC_STAT_MAX - ROCECC_STAT_PAD, "every counter has a name");
 	tap_ok(!cli_stat_name(ROCECC_STAT_PAD) && !cli_stat_name(ROCECC_STAT_MAX + 1),
 	       "no name for pad or beyond");
-	tap_ok(!strcmp(cli_stat_name(ROCECC_STAT_NP_CNP_SENT), "np_cnp_sent"),
-	       "mlx5 counter name");
+	tap_is_str(cli_stat_name(ROCECC_STAT_NP_CNP_SENT), "np_cnp_sent",
+		   "mlx5 counter name");
 }
 
 static void test_strip(void)
 {
-	tap_ok(!strcmp(cli_strip_prefix("rocecc: no device"), "no device"),
-	       "module prefix stripped");
-	tap_ok(!strcmp(cli_strip_prefix("rp_gd out of range"), "rp_gd out of range"),
-	       "other messages kept");
+	tap_is_str(cli_strip_prefix("rocecc: no device"), "no device",
+		   "module prefix stripped");
+	tap_is_str(cli_strip_prefix("rp_gd out of range"), "rp_gd out of range",
+		   "other messages kept");
 }
 
 static void test_scope(void)
@@ -121,6 +122,43 @@ static void test_scope(void)
 	tap_ok(cli_parse_scope(&argc, &argv, &sc) == -1, "dev without name");
 }
 
+static void test_values(void)
+{
+	static const struct {
+		const char *s;
+		int err;
+		uint64_t ms;
+	} t[] = {
+		{ "1", 0, 1000 }, { "0.25", 0, 250 }, { "250ms", 0, 250 },
+		{ "2s", 0, 2000 }, { "0", -ERANGE, 0 }, { "0.0001", -ERANGE, 0 },
+		{ "86401", -ERANGE, 0 }, { "", -EINVAL, 0 }, { "x", -EINVAL, 0 },
+		{ "1m", -EINVAL, 0 }, { "-1", -EINVAL, 0 }, { " 1", -EINVAL, 0 },
+		{ "nan", -EINVAL, 0 }, { "inf", -EINVAL, 0 }, { "0x10", -EINVAL, 0 },
+	};
+	uint16_t port;
+	uint64_t ms;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		int err;
+
+		ms = 0;
+		err = rd_parse_ms(t[i].s, &ms);
+		tap_ok(err == t[i].err && (err || ms == t[i].ms),
+		       "time '%s': err %d ms %llu", t[i].s, err,
+		       (unsigned long long)ms);
+	}
+	tap_ok(!rd_parse_port("9468", &port) && port == 9468, "port 9468");
+	tap_ok(rd_parse_port("0", &port) == -ERANGE, "port 0 out of range");
+	tap_ok(rd_parse_port("65536", &port) == -ERANGE, "port 65536 out of range");
+	tap_ok(rd_parse_port("80x", &port) == -EINVAL, "port 80x not a number");
+	tap_ok(rd_parse_port("-1", &port) == -EINVAL, "port -1 not a number");
+	tap_ok(rd_log_level("debug") == 3 && rd_log_level("ERROR") == 0 &&
+	       rd_log_level("loud") == -1, "log levels");
+	tap_ok(rd_valid_per_octave(4) && !rd_valid_per_octave(3) &&
+	       !rd_valid_per_octave(32), "buckets per octave");
+}
+
 int main(void)
 {
 	test_parse_u32();
@@ -129,5 +167,6 @@ int main(void)
 	test_stats();
 	test_strip();
 	test_scope();
+	test_values();
 	return tap_done();
 }

@@ -87,11 +87,7 @@ static void apply(void)
 
 static int reason_is(const char *want, const char *what)
 {
-	int ok = !strcmp(d.reason, want);
-
-	if (!tap_ok(ok, "%s", what))
-		tap_diag("got \"%s\"\n# want \"%s\"", d.reason, want);
-	return ok;
+	return tap_is_str(d.reason, want, "%s", what);
 }
 
 static int decision(uint32_t size, bool changed, enum pfctune_why why,

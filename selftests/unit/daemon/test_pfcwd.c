@@ -71,14 +71,10 @@ static int events_are(const char *what, int n, const enum pfcwd_ev_kind *kinds)
 	})
 #define NO_EVENTS(what)	events_are(what, 0, NULL)
 
+/* The reason of event @i (NULL: there is none) is @want. */
 static int reason_is(int i, const char *want, const char *what)
 {
-	int ok = i < nev && !strcmp(ev[i].reason, want);
-
-	if (!tap_ok(ok, "%s", what))
-		tap_diag("got \"%s\"\n# want \"%s\"",
-			 i < nev ? ev[i].reason : "(no event)", want);
-	return ok;
+	return tap_is_str(i < nev ? ev[i].reason : NULL, want, "%s", what);
 }
 
 /*

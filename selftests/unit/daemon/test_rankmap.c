@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "policy/rankmap.h"
+#include "roceccd/rankmap_file.h"
 #include "tap.h"
 
 /* The example of issue 5 (and of Megatron's initialize_model_parallel()). */
@@ -164,9 +165,8 @@ static void check_groups(const struct rankmap *m, enum rankmap_kind kind,
 {
 	char *got = render(m, kind);
 
-	if (!tap_ok(!strcmp(got, want), "%s: %s groups by id, exactly",
-		    what, rankmap_kind_name(kind)))
-		tap_diag("got %s, want %s", got, want);
+	tap_is_str(got, want, "%s: %s groups by id, exactly", what,
+		   rankmap_kind_name(kind));
 	free(got);
 }
 
@@ -254,17 +254,14 @@ static void test_example(void)
 	       rankmap_host_index(&m, "node") == -1, "host lookup by name");
 
 	flow_str(&m, "node0", "node1", flows, sizeof(flows));
-	if (!tap_ok(!strcmp(flows, "pp0 pp1 pp2 pp3 mp0 mp1"),
-		    "node0 - node1 serves every PP and MP group, no TP or DP group"))
-		tap_diag("got '%s'", flows);
+	tap_is_str(flows, "pp0 pp1 pp2 pp3 mp0 mp1",
+		   "node0 - node1 serves every PP and MP group, no TP or DP group");
 	flow_str(&m, "node1", "node0", flows, sizeof(flows));
-	tap_ok(!strcmp(flows, "pp0 pp1 pp2 pp3 mp0 mp1"),
-	       "node1 - node0: the same");
+	tap_is_str(flows, "pp0 pp1 pp2 pp3 mp0 mp1", "node1 - node0: the same");
 	flow_str(&m, "node0", "node0", flows, sizeof(flows));
-	if (!tap_ok(!strcmp(flows,
-			    "tp0 tp1 tp4 tp5 pp0 pp1 pp2 pp3 dp0 dp1 dp2 dp3 mp0 mp1"),
-		    "within node0: its TP groups [0,1],[4,5],[2,3],[6,7], all PP, its DP, all MP"))
-		tap_diag("got '%s'", flows);
+	tap_is_str(flows,
+		   "tp0 tp1 tp4 tp5 pp0 pp1 pp2 pp3 dp0 dp1 dp2 dp3 mp0 mp1",
+		   "within node0: its TP groups [0,1],[4,5],[2,3],[6,7], all PP, its DP, all MP");
 	{
 		struct rankmap_group g[2] = { { RANKMAP_KINDS, 99 },
 					      { RANKMAP_KINDS, 99 } };
@@ -339,9 +336,8 @@ static void test_other_order(void)
 		     "[0,1,2,3,4,5,6,7],[8,9,10,11,12,13,14,15]", "tp-pp-dp");
 	check_consistent(&m, "tp-pp-dp");
 	flow_str(&m, "10.0.0.1", "10.0.0.2", flows, sizeof(flows));
-	if (!tap_ok(!strcmp(flows, "dp0 dp1 dp2 dp3 dp4 dp5 dp6 dp7"),
-		    "tp-pp-dp: the hosts exchange DP traffic only"))
-		tap_diag("got '%s'", flows);
+	tap_is_str(flows, "dp0 dp1 dp2 dp3 dp4 dp5 dp6 dp7",
+		   "tp-pp-dp: the hosts exchange DP traffic only");
 	rankmap_free(&m);
 
 	/* pp fastest: consecutive ranks are pipeline stages. */
@@ -392,15 +388,13 @@ static void test_tp1(void)
 	check_consistent(&m, "TP=1");
 	/* a: 0,1  b: 2,3  c: 4,5  d: 6,7 */
 	flow_str(&m, "a", "b", flows, sizeof(flows));
-	tap_ok(!strcmp(flows, "dp0"), "TP=1: a - b is DP group 0 (got '%s')",
-	       flows);
+	tap_is_str(flows, "dp0", "TP=1: a - b is DP group 0");
 	flow_str(&m, "a", "c", flows, sizeof(flows));
-	tap_ok(!strcmp(flows, "pp0 pp1 mp0 mp1"),
-	       "TP=1: a - c is PP (and MP) groups 0 and 1 (got '%s')", flows);
+	tap_is_str(flows, "pp0 pp1 mp0 mp1",
+		   "TP=1: a - c is PP (and MP) groups 0 and 1");
 	flow_str(&m, "a", "a", flows, sizeof(flows));
-	tap_ok(!strcmp(flows, "dp0"),
-	       "TP=1: within a: DP 0 only, single-rank TP groups serve no flow (got '%s')",
-	       flows);
+	tap_is_str(flows, "dp0",
+		   "TP=1: within a: DP 0 only, single-rank TP groups serve no flow");
 	rankmap_free(&m);
 }
 
@@ -618,16 +612,16 @@ static void test_file(void)
 		return;
 	fputs(example_file, f);
 	fclose(f);
-	ret = rankmap_load(&m, path, err, sizeof(err));
+	ret = rd_rankmap_load(&m, path, err, sizeof(err));
 	tap_ok(!ret && m.world_size == 16 && m.nhosts == 2 && !err[0],
-	       "rankmap_load() of a file");
+	       "rd_rankmap_load() of a file");
 	if (!ret)
 		rankmap_free(&m);
 
 	f = fopen(path, "a");
 	fputs("host = node2\n", f);
 	fclose(f);
-	ret = rankmap_load(&m, path, err, sizeof(err));
+	ret = rd_rankmap_load(&m, path, err, sizeof(err));
 	snprintf(want, sizeof(want),
 		 "%s:13: [hosts] host: host 'node2' would hold ranks 16-23, beyond world_size 16",
 		 path);
@@ -636,7 +630,7 @@ static void test_file(void)
 		tap_diag("got %d '%s'", ret, err);
 	unlink(path);
 
-	ret = rankmap_load(&m, path, err, sizeof(err));
+	ret = rd_rankmap_load(&m, path, err, sizeof(err));
 	snprintf(want, sizeof(want), "%s: %s", path, strerror(ENOENT));
 	tap_ok(ret == -ENOENT && !strcmp(err, want), "missing file: %s", err);
 }

@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 #
 # tap.sh - a tiny TAP producer for the VM tests (the plan comes at the end,
-# as in selftests/unit/tap.h; a test that dies early has no plan and fails).
+# as in selftests/lib/tap.h; a test that dies early has no plan and fails).
 #
 #   tap_ok STATUS DESC...        ok if STATUS is 0:  [ -e x ]; tap_ok $? "x exists"
 #   tap_run DESC CMD [ARGS...]   ok if CMD succeeds (run in this shell, so a

@@ -4,10 +4,11 @@
  * messages, JSON output, the attributes of rocecc.ko's replies and the
  * objects' entry points. rocecc.c parses the options and dispatches to an
  * object: dev.c, param.c, flow.c, monitor.c (rocecc.ko over generic
- * netlink), latency.c and top.c (roceccd over HTTP), pfc.c (DCB netlink).
+ * netlink), latency.c and top.c (roceccd over HTTP), pfc.c (DCB netlink),
+ * hw.c (an mlx5 port's firmware parameters, lib/hwcc.h).
  */
-#ifndef _ROCECC_CLI_ROCECC_H
-#define _ROCECC_CLI_ROCECC_H
+#ifndef _ROCECC_CLI_CLI_H
+#define _ROCECC_CLI_CLI_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -68,4 +69,18 @@ int do_dev(struct cli *c, int argc, char **argv);
 int do_param(struct cli *c, int argc, char **argv);
 int do_monitor(struct cli *c, int argc, char **argv);
 
-#endif /* _ROCECC_CLI_ROCECC_H */
+/*
+ * One NAME VALUE pair of param set (param.c): 0 with its enum rocecc_param
+ * and value, or CLI_EXIT_USAGE after a message naming it.
+ */
+int param_pair(const char *name, const char *val, unsigned int *id,
+	       uint32_t *v);
+
+/*
+ * param show | set | profile with 'dev DEV' naming an mlx5 port (hw.c):
+ * the firmware's parameters, under @root (NULL: "/"; tests only). A
+ * CLI_EXIT_* code, or -1 if DEV is not an mlx5 port (rocecc.ko's then).
+ */
+int cli_hw_param(struct cli *c, const char *root, int argc, char **argv);
+
+#endif /* _ROCECC_CLI_CLI_H */

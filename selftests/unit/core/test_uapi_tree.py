@@ -15,8 +15,8 @@ import os
 import re
 import sys
 
-TOP = os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__))))
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
 UAPI = open(os.path.join(TOP, "include/uapi/linux/rocecc.h")).read()
 KMOD = {p: open(p).read() for p in glob.glob(os.path.join(TOP, "kmod/*.c"))}
 GENL = KMOD[os.path.join(TOP, "kmod/genl.c")]

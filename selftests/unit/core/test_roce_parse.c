@@ -675,6 +675,37 @@ static void test_helpers(void)
 	tap_eq(ROCECC_PARSE_IP_HDR_MAX, 84, "PARSE_IP_HDR_MAX");
 }
 
+/*
+ * rocecc_op_data_class() against the opcode table of IBTA 9.2 spelled out
+ * here: RC/UC requests paced, RC READ responses counted only, the rest
+ * (ACKs, atomic ACK, UD, RD, CNP, reserved) no flow.
+ */
+static void test_data_class(void)
+{
+	static const uint8_t paced[] = {
+		0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
+		0x0a, 0x0b, 0x0c, 0x13, 0x14, 0x16, 0x17,
+		0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29,
+		0x2a, 0x2b,
+	};
+	static const uint8_t unpaced[] = { 0x0d, 0x0e, 0x0f, 0x10 };
+	unsigned int op, i, bad = 0;
+	int want;
+
+	for (op = 0; op < 256; op++) {
+		want = ROCECC_DATA_NONE;
+		for (i = 0; i < sizeof(paced); i++)
+			if (paced[i] == op)
+				want = ROCECC_DATA_PACED;
+		for (i = 0; i < sizeof(unpaced); i++)
+			if (unpaced[i] == op)
+				want = ROCECC_DATA_UNPACED;
+		if ((int)rocecc_op_data_class((uint8_t)op) != want)
+			bad++;
+	}
+	tap_eq(bad, 0, "rocecc_op_data_class() of all 256 opcodes");
+}
+
 int main(void)
 {
 	test_good();
@@ -683,5 +714,6 @@ int main(void)
 	test_pad_overflow();
 	test_tiny();
 	test_helpers();
+	test_data_class();
 	return tap_done();
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0
-"""Generate RoCEv2 test vectors for selftests/unit/test_icrc.c.
+"""Generate RoCEv2 test vectors for selftests/unit/core/test_icrc.c.
 
 The ICRCs here come from scapy, not from rocecc: scapy.contrib.roce computes
 the ICRC of RoCEv2 over IPv4 itself. It has no IPv6 support, so for IPv6 this
@@ -13,7 +13,7 @@ Example", ICRC DA FC 1B EF).
 
 Run with Debian's python3-scapy (/usr/bin/python3):
 
-    selftests/unit/data/gen_icrc_vectors.py [outdir]
+    selftests/unit/core/data/gen_icrc_vectors.py [outdir]
 
 Writes into outdir (default: the directory of this script):
     scapy-ipv4.pcap    Ethernet frames, RoCEv2 over IPv4 (some VLAN tagged)

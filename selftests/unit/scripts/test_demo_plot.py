@@ -11,7 +11,7 @@ import subprocess
 import sys
 import tempfile
 
-TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "../.."))
+TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../.."))
 spec = importlib.util.spec_from_file_location(
     "demo_plot", os.path.join(TOP, "scripts/demo_plot.py"))
 dp = importlib.util.module_from_spec(spec)

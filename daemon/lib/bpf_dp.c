@@ -1,0 +1,595 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The BPF datapath engine's loader: see bpf_dp.h.
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
+#include <linux/pkt_cls.h>
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include <rocecc/dcqcn.h>
+#include <rocecc/roce.h>
+#include <uapi/linux/rocecc.h>
+#include "dcqcn.skel.h"
+
+#include "lib/bpf_dp.h"
+#include "lib/rocecc_nl.h"
+
+struct bpf_dp {
+	struct dcqcn *skel;
+};
+
+/* The maps a loader pins, by their names in the object */
+static const char *const bpf_dp_pins[] = {
+	DCQCN_PIN_DEVS, DCQCN_PIN_QPS, DCQCN_PIN_FLOWS, DCQCN_PIN_STATS,
+};
+
+#define N_PINS	(sizeof(bpf_dp_pins) / sizeof(bpf_dp_pins[0]))
+
+static void say(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static const char *ifname(uint32_t ifindex, char *buf)
+{
+	if (!if_indextoname(ifindex, buf))
+		snprintf(buf, IF_NAMESIZE, "ifindex %u", ifindex);
+	return buf;
+}
+
+int bpf_dp_dev_cfg_init(struct bpf_dp_dev_cfg *c, unsigned int profile)
+{
+	memset(c, 0, sizeof(*c));
+	c->pace = true;
+	c->budget_pct = 50;
+	c->default_budget_us = 8000;
+	c->max_delay_us = 1000000;
+	return rocecc_params_load(&c->params, profile);
+}
+
+/* ---- loading, pinning ------------------------------------------------ */
+
+static void unpin(const char *dir)
+{
+	char path[512];
+	size_t i;
+
+	for (i = 0; i < N_PINS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, bpf_dp_pins[i]);
+		unlink(path);
+	}
+}
+
+static struct dcqcn *load(const struct bpf_dp_opts *o, const char *dir)
+{
+	struct dcqcn *skel = dcqcn__open();
+	char path[512];
+	size_t i;
+	int err;
+
+	if (!skel)
+		return NULL;
+	skel->rodata->dcqcn_cnp_mark = o->cnp_mark ? o->cnp_mark :
+				       DCQCN_CNP_MARK_DEFAULT;
+	err = bpf_map__set_max_entries(skel->maps.dp_flows, o->max_flows ?
+				       o->max_flows : DCQCN_MAX_FLOWS);
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.dp_qps, o->max_qps ?
+					       o->max_qps : DCQCN_MAX_QPS);
+	for (i = 0; !err && dir[0] && i < N_PINS; i++) {
+		struct bpf_map *m = bpf_object__find_map_by_name(skel->obj,
+							bpf_dp_pins[i]);
+
+		snprintf(path, sizeof(path), "%s/%s", dir, bpf_dp_pins[i]);
+		err = m ? bpf_map__set_pin_path(m, path) : -ENOENT;
+	}
+	if (!err)
+		err = dcqcn__load(skel);
+	if (err) {
+		dcqcn__destroy(skel);
+		errno = err < 0 ? -err : err;
+		return NULL;
+	}
+	return skel;
+}
+
+struct bpf_dp *bpf_dp_open(const struct bpf_dp_opts *o, bool *adopted,
+			   char *err, size_t errlen)
+{
+	const char *dir = o->pin_dir ? o->pin_dir : "";
+	struct bpf_dp *dp;
+	struct statfs sfs;
+	char path[512];
+	bool existed = false;
+
+	if (adopted)
+		*adopted = false;
+	if (dir[0]) {
+		if (mkdir(dir, 0700) && errno != EEXIST) {
+			say(err, errlen, "pin directory '%s': %s", dir,
+			    strerror(errno));
+			return NULL;
+		}
+		if (statfs(dir, &sfs) || sfs.f_type != BPF_FS_MAGIC) {
+			say(err, errlen, "pin directory '%s' is not on a BPF filesystem (mount -t bpf bpf /sys/fs/bpf)",
+			    dir);
+			errno = EINVAL;
+			return NULL;
+		}
+		snprintf(path, sizeof(path), "%s/%s", dir, DCQCN_PIN_FLOWS);
+		existed = !access(path, F_OK);
+	}
+	dp = calloc(1, sizeof(*dp));
+	if (!dp)
+		return NULL;
+	dp->skel = load(o, dir);
+	if (!dp->skel && existed) {
+		/* pinned by another layout: start afresh */
+		unpin(dir);
+		existed = false;
+		dp->skel = load(o, dir);
+	}
+	if (!dp->skel) {
+		say(err, errlen, "cannot load the BPF datapath (bpf/dcqcn.bpf.o): %s (root? kernel >= 5.18 with BTF?)",
+		    strerror(errno));
+		free(dp);
+		return NULL;
+	}
+	if (adopted)
+		*adopted = existed;
+	return dp;
+}
+
+void bpf_dp_close(struct bpf_dp *dp)
+{
+	if (!dp)
+		return;
+	dcqcn__destroy(dp->skel);
+	free(dp);
+}
+
+int bpf_dp_prog_fd(struct bpf_dp *dp, bool egress)
+{
+	return bpf_program__fd(egress ? dp->skel->progs.dcqcn_egress :
+					dp->skel->progs.dcqcn_ingress);
+}
+
+int bpf_dp_map_fd(struct bpf_dp *dp, const char *name)
+{
+	struct bpf_map *m = bpf_object__find_map_by_name(dp->skel->obj, name);
+
+	return m ? bpf_map__fd(m) : -ENOENT;
+}
+
+/* ---- the other engine --------------------------------------------------- */
+
+int bpf_dp_module_has(uint32_t ifindex)
+{
+	struct nlmsghdr *nlh;
+	struct rnl r;
+	int err;
+
+	err = rnl_open(&r);
+	if (err == -ENOENT)
+		return 0;		/* rocecc.ko not loaded */
+	if (err)
+		return err;
+	nlh = rnl_msg(&r, ROCECC_CMD_DEV_GET, NLM_F_ACK);
+	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, ifindex);
+	err = rnl_talk(&r, nlh, NULL, NULL);
+	rnl_close(&r);
+	if (!err)
+		return 1;
+	return err == -ENODEV ? 0 : err;
+}
+
+/* Is program @name on hook @hook of @ifindex, as our filter? 1, 0, -errno */
+static int our_filter(uint32_t ifindex, enum bpf_tc_attach_point hook,
+		      uint32_t prio, const char *name)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, h, .ifindex = (int)ifindex,
+			    .attach_point = hook);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = DCQCN_TC_HANDLE,
+			    .priority = prio);
+	struct bpf_prog_info info = {};
+	uint32_t len = sizeof(info);
+	int err, fd;
+
+	err = bpf_tc_query(&h, &o);
+	if (err == -ENOENT || err == -EINVAL)
+		return 0;		/* no such filter, or no clsact */
+	if (err)
+		return err;
+	fd = bpf_prog_get_fd_by_id(o.prog_id);
+	if (fd < 0)
+		return -errno;
+	err = bpf_obj_get_info_by_fd(fd, &info, &len);
+	close(fd);
+	if (err)
+		return -errno;
+	return !strcmp(info.name, name);
+}
+
+int bpf_dp_on_netdev(uint32_t ifindex)
+{
+	int in = our_filter(ifindex, BPF_TC_INGRESS, DCQCN_TC_PRIO_INGRESS,
+			    "dcqcn_ingress");
+	int eg = our_filter(ifindex, BPF_TC_EGRESS, DCQCN_TC_PRIO_EGRESS,
+			    "dcqcn_egress");
+
+	if (in < 0)
+		return in;
+	if (eg < 0)
+		return eg;
+	return in || eg;
+}
+
+/* ---- attach, detach ------------------------------------------------------ */
+
+/* 0, or -EINVAL with the first parameter out of its range named */
+static int check_params(const struct rocecc_params *p, uint32_t ifindex,
+			char *err, size_t errlen)
+{
+	const struct rocecc_param_info *pi;
+	char nb[IF_NAMESIZE];
+	unsigned int id;
+
+	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
+		if (!rocecc_param_validate(id, p->v[id]))
+			continue;
+		pi = rocecc_param_info(id);
+		say(err, errlen, "%s: %s = %u is out of range %u..%u",
+		    ifname(ifindex, nb), pi->name, p->v[id], pi->min, pi->max);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int write_dev(struct bpf_dp *dp, uint32_t ifindex,
+		     const struct bpf_dp_dev_cfg *c)
+{
+	struct dcqcn_dev d = {
+		.params = c->params,
+		.line_rate_kbps = c->line_rate_kbps,
+		.flags = c->pace ? DCQCN_DEV_PACE : 0,
+		.budget_pct = c->budget_pct,
+		.default_budget_us = c->default_budget_us,
+		.max_delay_us = c->max_delay_us,
+	};
+
+	return bpf_map_update_elem(bpf_map__fd(dp->skel->maps.dp_devs),
+				   &ifindex, &d, BPF_ANY) ? -errno : 0;
+}
+
+/* Zeroed counters for @ifindex unless it has some (adopted) */
+static int init_stats(struct bpf_dp *dp, uint32_t ifindex)
+{
+	size_t n = (size_t)libbpf_num_possible_cpus();
+	void *zero = calloc(n, sizeof(struct dcqcn_stats));
+	int err;
+
+	if (!zero)
+		return -ENOMEM;
+	err = bpf_map_update_elem(bpf_map__fd(dp->skel->maps.dp_stats),
+				  &ifindex, zero, BPF_NOEXIST);
+	free(zero);
+	return err && errno != EEXIST ? -errno : 0;
+}
+
+static int tc_attach(struct bpf_dp *dp, uint32_t ifindex)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
+			    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = DCQCN_TC_HANDLE,
+			    .priority = DCQCN_TC_PRIO_INGRESS,
+			    .flags = BPF_TC_F_REPLACE);
+	int err;
+
+	err = bpf_tc_hook_create(&hook);
+	if (err && err != -EEXIST)
+		return err;
+	hook.attach_point = BPF_TC_INGRESS;
+	o.prog_fd = bpf_dp_prog_fd(dp, false);
+	err = bpf_tc_attach(&hook, &o);
+	if (err)
+		return err;
+	hook.attach_point = BPF_TC_EGRESS;
+	o.prog_fd = bpf_dp_prog_fd(dp, true);
+	o.prog_id = 0;
+	o.priority = DCQCN_TC_PRIO_EGRESS;
+	return bpf_tc_attach(&hook, &o);
+}
+
+int bpf_dp_attach(struct bpf_dp *dp, uint32_t ifindex,
+		  const struct bpf_dp_dev_cfg *c, char *err, size_t errlen)
+{
+	char nb[IF_NAMESIZE];
+	int e;
+
+	e = bpf_dp_module_has(ifindex);
+	if (e > 0) {
+		say(err, errlen, "%s is driven by rocecc.ko: detach it there first (rocecc dev detach %s)",
+		    ifname(ifindex, nb), nb);
+		return -EBUSY;
+	}
+	if (e < 0) {
+		say(err, errlen, "%s: cannot ask rocecc.ko whether it drives it: %s",
+		    ifname(ifindex, nb), strerror(-e));
+		return e;
+	}
+	e = check_params(&c->params, ifindex, err, errlen);
+	if (e)
+		return e;
+	e = write_dev(dp, ifindex, c);
+	if (!e)
+		e = init_stats(dp, ifindex);
+	if (!e)
+		e = tc_attach(dp, ifindex);
+	if (e)
+		say(err, errlen, "%s: cannot attach the BPF datapath: %s",
+		    ifname(ifindex, nb), strerror(-e));
+	return e;
+}
+
+int bpf_dp_set_params(struct bpf_dp *dp, uint32_t ifindex,
+		      const struct rocecc_params *p, char *err, size_t errlen)
+{
+	int fd = bpf_map__fd(dp->skel->maps.dp_devs);
+	struct dcqcn_dev d;
+	int e;
+
+	if (bpf_map_lookup_elem(fd, &ifindex, &d))
+		return errno == ENOENT ? -ENODEV : -errno;
+	e = check_params(p, ifindex, err, errlen);
+	if (e)
+		return e;
+	d.params = *p;
+	/* a hash map update replaces the value whole: no torn reads */
+	return bpf_map_update_elem(fd, &ifindex, &d, BPF_EXIST) ? -errno : 0;
+}
+
+/* Delete every key of map @fd (key size @ksz) for which @match says so */
+static void delete_keys(int fd, size_t ksz,
+			bool (*match)(const void *key, uint32_t ifindex),
+			uint32_t ifindex)
+{
+	unsigned char key[64], next[64];
+	void *prev = NULL;
+
+	if (ksz > sizeof(key))
+		return;
+	while (!bpf_map_get_next_key(fd, prev, next)) {
+		if (match(next, ifindex) && !bpf_map_delete_elem(fd, next)) {
+			prev = NULL;	/* start over: the order may change */
+			continue;
+		}
+		memcpy(key, next, ksz);
+		prev = key;
+	}
+}
+
+static bool flow_of(const void *key, uint32_t ifindex)
+{
+	return ((const struct dcqcn_flow_key *)key)->ifindex == ifindex;
+}
+
+static bool qp_of(const void *key, uint32_t ifindex)
+{
+	return ((const struct dcqcn_qp_key *)key)->ifindex == ifindex;
+}
+
+int bpf_dp_detach(struct bpf_dp *dp, uint32_t ifindex)
+{
+	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
+			    .attach_point = BPF_TC_INGRESS);
+	DECLARE_LIBBPF_OPTS(bpf_tc_opts, o, .handle = DCQCN_TC_HANDLE,
+			    .priority = DCQCN_TC_PRIO_INGRESS);
+	int e1, e2;
+
+	e1 = bpf_tc_detach(&hook, &o);
+	hook.attach_point = BPF_TC_EGRESS;
+	o.priority = DCQCN_TC_PRIO_EGRESS;
+	e2 = bpf_tc_detach(&hook, &o);
+	bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.dp_devs), &ifindex);
+	bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.dp_stats), &ifindex);
+	delete_keys(bpf_map__fd(dp->skel->maps.dp_flows),
+		    sizeof(struct dcqcn_flow_key), flow_of, ifindex);
+	delete_keys(bpf_map__fd(dp->skel->maps.dp_qps),
+		    sizeof(struct dcqcn_qp_key), qp_of, ifindex);
+	if (e1 && e1 != -ENOENT)
+		return e1;
+	return e2 && e2 != -ENOENT ? e2 : 0;
+}
+
+/* ---- QPs, counters, flows ----------------------------------------------- */
+
+int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
+		  const uint8_t *raddr, uint32_t rqpn, int timeout)
+{
+	struct dcqcn_qp_key k = { .ifindex = ifindex,
+				  .lqpn = lqpn & ROCECC_BTH_QPN_MASK };
+	struct dcqcn_qp v = { .rqpn = rqpn & ROCECC_BTH_QPN_MASK };
+
+	if (timeout > ROCECC_PACE_TIMEOUT_MAX)
+		return -EINVAL;
+	memcpy(v.raddr, raddr, 16);
+	if (timeout >= 0) {
+		v.timeout = (uint8_t)timeout;
+		v.flags = DCQCN_QP_TIMEOUT;
+	}
+	return bpf_map_update_elem(bpf_map__fd(dp->skel->maps.dp_qps), &k,
+				   &v, BPF_ANY) ? -errno : 0;
+}
+
+int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)
+{
+	struct dcqcn_qp_key k = { .ifindex = ifindex,
+				  .lqpn = lqpn & ROCECC_BTH_QPN_MASK };
+
+	return bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.dp_qps), &k) ?
+	       -errno : 0;
+}
+
+static int count_flow(const struct dcqcn_flow_key *k,
+		      const struct dcqcn_flow *f, void *data)
+{
+	(void)k;
+	(void)f;
+	(*(uint64_t *)data)++;
+	return 0;
+}
+
+int bpf_dp_stats(struct bpf_dp *dp, uint32_t ifindex,
+		 uint64_t v[__DCQCN_STAT_MAX])
+{
+	int n = libbpf_num_possible_cpus(), i, j, err = 0;
+	struct dcqcn_stats *pc;
+
+	if (n <= 0)
+		return n ? n : -EINVAL;
+	pc = calloc((size_t)n, sizeof(*pc));
+	if (!pc)
+		return -ENOMEM;
+	memset(v, 0, sizeof(uint64_t) * __DCQCN_STAT_MAX);
+	if (bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.dp_stats),
+				&ifindex, pc)) {
+		err = errno == ENOENT ? -ENODEV : -errno;
+		goto out;
+	}
+	for (i = 0; i < n; i++)
+		for (j = 0; j < __DCQCN_STAT_MAX; j++)
+			v[j] += pc[i].v[j];
+	v[ROCECC_STAT_FLOWS] = 0;
+	bpf_dp_flow_foreach(dp, ifindex, count_flow, &v[ROCECC_STAT_FLOWS]);
+out:
+	free(pc);
+	return err;
+}
+
+int bpf_dp_flow_foreach(struct bpf_dp *dp, uint32_t ifindex,
+			int (*cb)(const struct dcqcn_flow_key *k,
+				  const struct dcqcn_flow *f, void *data),
+			void *data)
+{
+	int fd = bpf_map__fd(dp->skel->maps.dp_flows), ret;
+	struct dcqcn_flow_key k, *prev = NULL;
+	struct dcqcn_flow f;
+
+	while (!bpf_map_get_next_key(fd, prev, &k)) {
+		prev = &k;
+		if (ifindex && k.ifindex != ifindex)
+			continue;
+		if (bpf_map_lookup_elem_flags(fd, &k, &f, BPF_F_LOCK))
+			continue;	/* deleted meanwhile */
+		ret = cb(&k, &f, data);
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+struct expire {
+	uint64_t idle_ns, now;
+	int fd, n;
+};
+
+static int expire_one(const struct dcqcn_flow_key *k,
+		      const struct dcqcn_flow *f, void *data)
+{
+	struct expire *x = data;
+	uint64_t last = f->last_active > f->created ? f->last_active :
+						      f->created;
+
+	if (last + x->idle_ns < x->now && !bpf_map_delete_elem(x->fd, k))
+		x->n++;
+	return 0;
+}
+
+int bpf_dp_flows_expire(struct bpf_dp *dp, uint64_t idle_ns, uint64_t now)
+{
+	struct expire x = { .idle_ns = idle_ns, .now = now,
+			    .fd = bpf_map__fd(dp->skel->maps.dp_flows) };
+
+	bpf_dp_flow_foreach(dp, 0, expire_one, &x);
+	return x.n;
+}
+
+void bpf_dp_flow_put(struct nlmsghdr *nlh, const struct dcqcn_flow_key *k,
+		     const struct dcqcn_flow *f, const struct rocecc_params *p,
+		     uint64_t now)
+{
+	struct rocecc_rp rp = f->rp;
+	uint64_t last_inc = f->last_increase, inc;
+	struct nlattr *nest;
+
+	/* as the module's dump: up to date with the parameters and now */
+	if (f->clamp_max != p->v[ROCECC_PARAM_RP_MAX_RATE] ||
+	    f->clamp_min != p->v[ROCECC_PARAM_RP_MIN_RATE] ||
+	    f->clamp_div != p->v[ROCECC_PARAM_RP_RATE_DIVISOR])
+		rocecc_rp_reclamp(&rp, p, f->clamp_line);
+	inc = rp.inc_timer + rp.inc_byte;
+	rocecc_rp_advance(&rp, p, now);
+	if (rp.inc_timer + rp.inc_byte != inc)
+		last_inc = now;
+
+	mnl_attr_put_u32(nlh, ROCECC_A_DEV_IFINDEX, k->ifindex);
+	nest = mnl_attr_nest_start(nlh, ROCECC_A_FLOW);
+	mnl_attr_put(nlh, ROCECC_FLOW_A_RADDR, 16, k->raddr);
+	mnl_attr_put_u32(nlh, ROCECC_FLOW_A_RQPN, k->rqpn);
+	if (f->lqpn)
+		mnl_attr_put_u32(nlh, ROCECC_FLOW_A_LQPN, f->lqpn);
+	mnl_attr_put_u32(nlh, ROCECC_FLOW_A_RC, rp.rate);
+	mnl_attr_put_u32(nlh, ROCECC_FLOW_A_RT, rp.target);
+	mnl_attr_put_u32(nlh, ROCECC_FLOW_A_ALPHA, rp.alpha);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_BYTES, f->bytes);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_CNP_HANDLED, rp.cnp_handled);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_CNP_IGNORED, rp.cnp_ignored);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_CNP_SENT, f->np.cnp_sent);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_CE_SEEN,
+			 f->np.ecn_marked_roce_packets);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_LAST_CNP_RX, f->last_cnp_rx);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_LAST_CNP_TX, f->last_cnp_tx);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_LAST_CUT,
+			 rp.limited ? rp.last_cut : 0);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_LAST_INCREASE, last_inc);
+	mnl_attr_put_u32(nlh, ROCECC_FLOW_A_PACING_BUDGET,
+			 f->pace.budget_ns / 1000 > UINT32_MAX ? UINT32_MAX :
+			 (uint32_t)(f->pace.budget_ns / 1000));
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_PACKETS, f->pkts);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_PACING_DELAYED, f->pacing_delayed);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_PACING_CAPPED, f->pacing_capped);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_PACING_BACKLOG,
+			 f->pace.next_tx > now ? f->pace.next_tx - now : 0);
+	if (f->budget_known)
+		mnl_attr_put_u32(nlh, ROCECC_FLOW_A_QP_TIMEOUT, f->qp_timeout);
+	mnl_attr_put_u8(nlh, ROCECC_FLOW_A_LIMITED, rp.limited);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_CNP_SUPPRESSED,
+			 f->np.cnp_suppressed);
+	if (f->laddr_family)
+		mnl_attr_put(nlh, ROCECC_FLOW_A_LADDR, 16, f->laddr);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_LAST_ACTIVE, f->last_active);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_INC_TIMER, rp.inc_timer);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_INC_BYTE, rp.inc_byte);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_CUTS, rp.cuts);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_CNP_TX_ERRORS, f->cnp_tx_errors);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_UNPACED_PACKETS, f->unpaced_pkts);
+	mnl_attr_put_u8(nlh, ROCECC_FLOW_A_BUDGET_KNOWN, f->budget_known);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_STATE_NS, rp.now);
+	mnl_attr_nest_end(nlh, nest);
+}

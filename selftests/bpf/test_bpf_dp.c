@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * daemon/lib/bpf_dp.c, the BPF datapath's loader, on a veth netdev made
+ * for the test (dqtest0) and a BPF filesystem mounted for it: attach and
+ * detach (the clsact filters found by name, the maps filled and emptied),
+ * parameters checked as the module checks them, the module asked first,
+ * QPs, counters, a flow made by the programs and dumped in the module's
+ * attributes, and a reload that adopts the pinned maps with the flow's
+ * state. The programs run through BPF_PROG_TEST_RUN on the veth, and for
+ * real once: a CE-marked packet sent into the veth's peer comes back out
+ * of it as the CNP, through bpf_clone_redirect() and the egress rewrite
+ * of this kernel.
+ *
+ * With ROCECC_TEST_MODULE_DEV naming a netdev rocecc.ko has attached (the
+ * guest's run with the module loaded), the loader must refuse it.
+ *
+ * Needs root; skips without it (or without veth).
+ */
+#include <errno.h>
+#include <net/if.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <arpa/inet.h>
+#include <poll.h>
+#include <sys/mount.h>
+#include <sys/socket.h>
+#include <unistd.h>
+#include <linux/if_ether.h>
+#include <linux/if_packet.h>
+#include <libmnl/libmnl.h>
+
+#include <rocecc/cnp.h>
+#include "lib/bpf_dp.h"
+
+#include "bpf_skip.h"
+#include "dcqcn_lib.h"
+#include "tap.h"
+
+#define DEV	"dqtest0"
+#define LQPN	0x11
+#define RQPN	0x22
+
+static const uint8_t A4[4] = { 10, 0, 0, 1 };
+static const uint8_t B4[4] = { 10, 0, 0, 2 };
+
+struct seen {
+	unsigned int n;
+	struct dcqcn_flow f;
+	struct dcqcn_flow_key k;
+};
+
+static int seen_cb(const struct dcqcn_flow_key *k, const struct dcqcn_flow *f,
+		   void *data)
+{
+	struct seen *s = data;
+
+	s->n++;
+	s->k = *k;
+	s->f = *f;
+	return 0;
+}
+
+static int attr_cb(const struct nlattr *a, void *data)
+{
+	const struct nlattr **tb = data;
+
+	if (mnl_attr_get_type(a) <= ROCECC_FLOW_A_MAX)
+		tb[mnl_attr_get_type(a)] = a;
+	return MNL_CB_OK;
+}
+
+/* The dump of the flow in @s: the attributes the CLI reads */
+static void check_dump(const struct seen *s, const struct rocecc_params *p)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	const struct nlattr *tb[ROCECC_FLOW_A_MAX + 1] = { NULL };
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct nlattr *a, *nest = NULL;
+	uint32_t ifx = 0;
+
+	bpf_dp_flow_put(nlh, &s->k, &s->f, p, s->f.rp.now);
+	mnl_attr_for_each(a, nlh, 0) {
+		if (mnl_attr_get_type(a) == ROCECC_A_DEV_IFINDEX)
+			ifx = mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == ROCECC_A_FLOW)
+			nest = a;
+	}
+	if (nest)
+		mnl_attr_parse_nested(nest, attr_cb, tb);
+	tap_ok(ifx == s->k.ifindex && tb[ROCECC_FLOW_A_RADDR] &&
+	       !memcmp(mnl_attr_get_payload(tb[ROCECC_FLOW_A_RADDR]),
+		       s->k.raddr, 16) &&
+	       tb[ROCECC_FLOW_A_RQPN] &&
+	       mnl_attr_get_u32(tb[ROCECC_FLOW_A_RQPN]) == RQPN &&
+	       tb[ROCECC_FLOW_A_LQPN] &&
+	       mnl_attr_get_u32(tb[ROCECC_FLOW_A_LQPN]) == LQPN &&
+	       tb[ROCECC_FLOW_A_RC] &&
+	       mnl_attr_get_u32(tb[ROCECC_FLOW_A_RC]) == s->f.rp.rate &&
+	       tb[ROCECC_FLOW_A_LIMITED] &&
+	       mnl_attr_get_u8(tb[ROCECC_FLOW_A_LIMITED]) == 1 &&
+	       tb[ROCECC_FLOW_A_CNP_HANDLED] &&
+	       mnl_attr_get_u64(tb[ROCECC_FLOW_A_CNP_HANDLED]) == 1 &&
+	       tb[ROCECC_FLOW_A_QP_TIMEOUT] &&
+	       mnl_attr_get_u32(tb[ROCECC_FLOW_A_QP_TIMEOUT]) == 14 &&
+	       tb[ROCECC_FLOW_A_STATE_NS] && tb[ROCECC_FLOW_A_PACING_BUDGET],
+	       "the flow dumps as the module's FLOW_GET attributes (ifindex, key, LQPN, Rc, limited, handled, timeout)");
+}
+
+/* A netdev the module drives: refused, and named so */
+static void module_dev(struct bpf_dp *dp, const char *name)
+{
+	uint32_t ifx = if_nametoindex(name);
+	struct bpf_dp_dev_cfg c;
+	char err[256] = "";
+	int e;
+
+	bpf_dp_dev_cfg_init(&c, ROCECC_PROFILE_MLX5);
+	tap_eq(bpf_dp_module_has(ifx), 1, "rocecc.ko drives %s", name);
+	e = bpf_dp_attach(dp, ifx, &c, err, sizeof(err));
+	tap_ok(e == -EBUSY && strstr(err, "rocecc.ko") && strstr(err, name) &&
+	       bpf_dp_on_netdev(ifx) == 0,
+	       "the loader refuses %s, naming the module: %s", name, err);
+}
+
+/*
+ * For real: a CE-marked WRITE from B sent into dqtest1 reaches dqtest0's
+ * ingress program; the CNP made of its clone leaves dqtest0 and is read
+ * on dqtest1. It must be cnp.h's, to B's QP, addresses swapped.
+ */
+static void live_cnp(struct bpf_dp *dp, uint32_t ifx)
+{
+	struct pkt k = { .src = B4, .dst = A4, .op = ROCECC_OP_RC_WRITE_ONLY,
+			 .qpn = LQPN, .payload = 256, .ecn = ROCECC_ECN_CE,
+			 .ackreq = 1 };
+	uint8_t f[FRAME_MAX], got[FRAME_MAX], want[FRAME_MAX];
+	struct sockaddr_ll sll = { .sll_family = AF_PACKET };
+	struct rocecc_cnp_params cp;
+	struct pollfd pfd;
+	uint64_t v[__DCQCN_STAT_MAX];
+	ssize_t n = -1, r;
+	size_t len;
+	int sk, i, wn;
+
+	if (system("ip link set " DEV " up && ip link set dqtest1 up")) {
+		tap_ok(0, "veth up");
+		return;
+	}
+	sk = socket(AF_PACKET, SOCK_RAW, htons(ETH_P_ALL));
+	sll.sll_protocol = htons(ETH_P_ALL);
+	sll.sll_ifindex = (int)if_nametoindex("dqtest1");
+	if (sk < 0 || bind(sk, (struct sockaddr *)&sll, sizeof(sll))) {
+		tap_ok(0, "packet socket on dqtest1: %s", strerror(errno));
+		return;
+	}
+	len = build(f, &k);
+	if (send(sk, f, len, 0) != (ssize_t)len) {
+		tap_ok(0, "send into dqtest1: %s", strerror(errno));
+		close(sk);
+		return;
+	}
+	/* the CNP: UDP to 4791, BTH opcode 0x81, not our own frame */
+	for (i = 0; i < 50 && n < 0; i++) {
+		pfd.fd = sk;
+		pfd.events = POLLIN;
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		r = recv(sk, got, sizeof(got), 0);
+		if (r == 14 + ROCECC_CNP_LEN_IPV4 &&
+		    got[14 + 20 + 8] == ROCECC_OP_CNP)
+			n = r;
+	}
+	close(sk);
+	memcpy(want, f + 6, 6);
+	memcpy(want + 6, f, 6);
+	memcpy(want + 12, f + 12, 2);
+	memset(&cp, 0, sizeof(cp));
+	dq_mapped(cp.saddr, A4);
+	dq_mapped(cp.daddr, B4);
+	cp.family = ROCECC_AF_INET;
+	cp.dest_qp = RQPN;
+	cp.sport = 0xc0de;
+	cp.dscp = ROCECC_CNP_DEFAULT_DSCP;
+	cp.prio = ROCECC_CNP_DEFAULT_PRIO;
+	cp.ttl = ROCECC_CNP_DEFAULT_TTL;
+	wn = rocecc_cnp_build(&cp, want + 14, FRAME_MAX - 14);
+	tap_ok(n == 14 + wn && !memcmp(got, want, (size_t)n),
+	       "live: the CE-marked packet came back as cnp.h's CNP to QP 0x%x (%zd bytes)",
+	       RQPN, n);
+	tap_ok(!bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_NP_CNP_SENT] == 1 &&
+	       v[DCQCN_STAT_CE_ANSWERED] == 1 &&
+	       v[DCQCN_STAT_CNP_TX_ERRORS] == 0,
+	       "live: np_cnp_sent 1, ce_answered 1, no CNP error");
+}
+
+static int run(int fd, uint32_t ifindex, const uint8_t *f, size_t len)
+{
+	uint32_t retval = 0;
+
+	return run_frame(fd, ifindex, f, len, &retval, NULL, NULL, NULL) ?
+	       -1 : (int)retval;
+}
+
+int main(void)
+{
+	char dir[] = "/tmp/rocecc-bpf-dp.XXXXXX", err[256] = "";
+	struct bpf_dp_opts o = { 0 };
+	struct bpf_dp_dev_cfg c;
+	struct bpf_dp *dp;
+	uint64_t v[__DCQCN_STAT_MAX];
+	uint8_t f[FRAME_MAX], raddr[16];
+	struct seen s = { 0 };
+	uint32_t ifx;
+	bool adopted = true;
+	size_t n;
+	int e;
+
+	e = bpf_load_denied();
+	if (e) {
+		printf("1..0 # SKIP cannot load BPF programs: %s\n", strerror(e));
+		return 0;
+	}
+	if (!mkdtemp(dir) || mount("bpf", dir, "bpf", 0, NULL)) {
+		printf("1..0 # SKIP cannot mount a BPF filesystem: %s\n",
+		       strerror(errno));
+		return 0;
+	}
+	/* a leftover of a run that died goes first */
+	if (system("ip link del " DEV " 2>/dev/null; "
+		   "ip link add " DEV " type veth peer name dqtest1") ||
+	    !(ifx = if_nametoindex(DEV))) {
+		umount(dir);
+		rmdir(dir);
+		printf("1..0 # SKIP cannot make a veth pair\n");
+		return 0;
+	}
+	libbpf_set_print(bpf_test_log);
+
+	o.pin_dir = dir;
+	dp = bpf_dp_open(&o, &adopted, err, sizeof(err));
+	tap_ok(dp && !adopted, "opens, maps pinned afresh in a new directory%s%s",
+	       err[0] ? ": " : "", err);
+	if (!dp) {
+		fputs(bpf_test_log_buf, stdout);
+		goto out;
+	}
+	tap_eq(bpf_dp_module_has(ifx), 0, "rocecc.ko does not drive " DEV);
+	if (getenv("ROCECC_TEST_MODULE_DEV"))
+		module_dev(dp, getenv("ROCECC_TEST_MODULE_DEV"));
+	tap_eq(bpf_dp_on_netdev(ifx), 0, "no filter of ours on " DEV " yet");
+
+	bpf_dp_dev_cfg_init(&c, ROCECC_PROFILE_MLX5);
+	c.params.v[ROCECC_PARAM_RP_GD] = 16;
+	e = bpf_dp_attach(dp, ifx, &c, err, sizeof(err));
+	tap_ok(e == -EINVAL && strstr(err, "rp_gd = 16") &&
+	       strstr(err, "1..15") && bpf_dp_on_netdev(ifx) == 0,
+	       "rp_gd 16 refused, by name and range: %s", err);
+	c.params.v[ROCECC_PARAM_RP_GD] = 11;
+	c.line_rate_kbps = 10000000;
+	err[0] = '\0';
+	e = bpf_dp_attach(dp, ifx, &c, err, sizeof(err));
+	tap_ok(!e && bpf_dp_on_netdev(ifx) == 1, "attached: both filters on " DEV "%s%s",
+	       err[0] ? ": " : "", err);
+	tap_ok(!bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_FLOWS] == 0 &&
+	       v[ROCECC_STAT_RP_CNP_HANDLED] == 0, "counters, all zero");
+
+	dq_mapped(raddr, B4);
+	tap_ok(!bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, 14),
+	       "QP 0x%x -> B's 0x%x, timeout 14", LQPN, RQPN);
+	n = dq_cnp_frame(f, 0, B4, A4, LQPN);
+	tap_eq(run(bpf_dp_prog_fd(dp, false), ifx, f, n), TC_ACT_STOLEN,
+	       "a CNP from B on " DEV " is consumed");
+	tap_ok(!bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_RP_CNP_HANDLED] == 1 &&
+	       v[ROCECC_STAT_FLOWS] == 1,
+	       "rp_cnp_handled 1, flows 1 (the gauge counts the map)");
+	bpf_dp_flow_foreach(dp, ifx, seen_cb, &s);
+	tap_ok(s.n == 1 && s.k.rqpn == RQPN && s.f.rp.limited &&
+	       s.f.lqpn == LQPN && s.f.budget_known,
+	       "the flow: B's QP, limited, its QP and budget known");
+	check_dump(&s, &c.params);
+	live_cnp(dp, ifx);
+
+	c.params.v[ROCECC_PARAM_RP_AI_RATE] = 7;
+	tap_ok(!bpf_dp_set_params(dp, ifx, &c.params, err, sizeof(err)),
+	       "parameters changed");
+	c.params.v[ROCECC_PARAM_NP_CNP_PRIO] = 8;
+	tap_eq(bpf_dp_set_params(dp, ifx, &c.params, err, sizeof(err)),
+	       (unsigned long long)-EINVAL, "np_cnp_prio 8 refused: %s", err);
+
+	/* a restart: the pinned maps, with the flow, are adopted */
+	bpf_dp_close(dp);
+	dp = bpf_dp_open(&o, &adopted, err, sizeof(err));
+	memset(&s, 0, sizeof(s));
+	if (dp)
+		bpf_dp_flow_foreach(dp, ifx, seen_cb, &s);
+	tap_ok(dp && adopted && s.n == 1 && s.f.rp.limited &&
+	       s.f.rp.cnp_handled == 1, "reopened: the pinned flow adopted with its RP state");
+	if (!dp)
+		goto out;
+	c.params.v[ROCECC_PARAM_NP_CNP_PRIO] = 6;
+	tap_ok(!bpf_dp_attach(dp, ifx, &c, err, sizeof(err)) &&
+	       !bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_RP_CNP_HANDLED] == 1,
+	       "re-attached by the new loader, counters kept");
+	tap_eq(bpf_dp_flows_expire(dp, 1000000000ULL, s.f.last_active + 500000000ULL),
+	       0, "not idle for 1 s: kept");
+	tap_eq(bpf_dp_flows_expire(dp, 1000000000ULL, s.f.last_active + 2000000000ULL),
+	       1, "idle for 2 s: expired");
+
+	tap_ok(!bpf_dp_detach(dp, ifx) && bpf_dp_on_netdev(ifx) == 0 &&
+	       bpf_dp_stats(dp, ifx, v) == -ENODEV,
+	       "detached: filters off, its counters gone");
+	bpf_dp_close(dp);
+out:
+	if (system("ip link del " DEV " 2>/dev/null"))
+		tap_diag("could not remove " DEV);
+	umount(dir);
+	rmdir(dir);
+	return tap_done();
+}
