@@ -5,26 +5,45 @@
 #   make               build everything: module, userspace, BPF, tests
 #   make demo          the main job: the incast demo in the VM testbed
 #   make bench         benchmarks: build/bench/results.json, summary.md
-#   make check         run every test suite (unit, BPF, VM); non-zero on failure
+#   make check         run every test suite (unit, BPF, style, the VM suite
+#                      on 6.1 and its CI subset on 6.12); non-zero on failure
 #   make check-unit    host-side unit suites only (seconds, no VM, no root)
-#   make check-vm      the VM suite only (QEMU + soft-RoCE)
-#   make check-style   checkpatch --strict and sparse on the kernel code
+#   make check-vm      the VM suite only (QEMU + soft-RoCE), on the guest
+#                      kernel ROCECC_GUEST (6.1, default, or 6.12); VM_TESTS=
+#                      names a list of tests instead of all
+#   make check-vm-ci   check-vm on 6.1 and the CI subset on 6.12
+#   make check-vm-all  the whole VM suite on every supported kernel
+#   make check-style   checkpatch --strict, W=1 and sparse on the kernel code,
+#                      for every supported kernel installed (or KVERS=...)
 #   make fuzz          run the parser fuzzer for FUZZ_SECONDS (default 60)
-#   make module KDIR=/path/to/kernel/build   build rocecc.ko for another kernel
+#   make module        rocecc.ko for the guest kernel ROCECC_GUEST, or KVER=
+#                      <release> (KDIR=/path/to/kernel/build for any other)
+#   make modules       rocecc.ko for every supported kernel installed
 #   make install       roceccd, rocecc, the systemd unit, the example config,
 #                      the man pages (DESTDIR, PREFIX=/usr); the module:
 #                      make dkms-install
 #
-# The module is built against the kernel the VM testbed boots (Debian's
-# linux-image-amd64 with linux-headers-amd64), not the host's running kernel.
+# The module is built against the kernels the VM testbed boots (Debian 12's
+# 6.1, linux-image-amd64, and 6.12, linux-image-6.12-amd64, with their
+# headers; scripts/guest-kver), never the host's running kernel. Each
+# kernel's objects live apart, in build/kmod/<release>/ (kmod/rocecc.ko
+# there), so that a guest loads the module built for it.
 
 TOP		:= $(CURDIR)
 BUILD		:= $(TOP)/build
 VERSION		:= $(shell cat $(TOP)/VERSION)
 export TOP BUILD
 
-KVER		?= $(shell $(TOP)/scripts/guest-kver 2>/dev/null)
+# The guest kernel: a series (6.1, 6.12) or, through KVER, a release.
+ROCECC_GUEST	?= 6.1
+export ROCECC_GUEST
+KVER		?= $(shell $(TOP)/scripts/guest-kver $(ROCECC_GUEST) 2>/dev/null)
 KDIR		?= /lib/modules/$(KVER)/build
+# Every supported kernel that is installed (make modules, check-style).
+KVERS		?= $(shell $(TOP)/scripts/guest-kver --all 2>/dev/null)
+# Where a kernel's objects go: build/kmod/<release> (for a KDIR given
+# alone, the name of its directory).
+kobj		= $(BUILD)/kmod/$(notdir $(patsubst %/build,%,$(1)))
 FUZZ_SECONDS	?= 60
 
 # Kernel code we own, for the style checks.
@@ -35,23 +54,36 @@ SUBDIRS_USER	:= bpf daemon selftests/unit selftests/tools selftests/bpf selftest
 SUBDIRS_USER	:= $(foreach d,$(SUBDIRS_USER),$(if $(wildcard $(d)/Makefile),$(d)))
 
 all: deps
-	$(MAKE) module
+	$(MAKE) modules
 	$(foreach d,$(SUBDIRS_USER),$(MAKE) -C $(d) all &&) true
 
 deps:
 	@$(TOP)/scripts/deps.sh
 
+# A kernel's build tree: links to the sources (Kbuild writes its objects
+# next to the files it compiles, and 6.1's Kbuild has no separate output
+# directory for external modules), remade on every build so that added
+# and removed files follow.
+KMOD_SRC	= Kbuild VERSION include $(filter-out %.mod.c,$(wildcard kmod/*.[ch])) kmod/Kbuild
+kmod_tree	= mkdir -p $(1)/kmod && find $(1) -maxdepth 2 -type l -delete && \
+		  for f in $(KMOD_SRC); do ln -s $(TOP)/$$f $(1)/$$f || exit 1; done
+
 module:
-	@test -d "$(KDIR)" || { echo "no kernel build dir '$(KDIR)': run scripts/deps.sh or set KDIR" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(TOP) W=1 modules
+	@test -d "$(KDIR)" || { echo "no kernel build dir '$(KDIR)': run scripts/deps.sh, or set ROCECC_GUEST, KVER or KDIR" >&2; exit 1; }
+	@$(call kmod_tree,$(call kobj,$(KDIR)))
+	$(MAKE) -C $(KDIR) M=$(call kobj,$(KDIR)) W=1 modules
+
+modules:
+	@test -n "$(KVERS)" || { echo "no supported kernel installed: run scripts/deps.sh" >&2; exit 1; }
+	$(foreach k,$(KVERS),$(MAKE) module KVER=$(k) KDIR=/lib/modules/$(k)/build &&) true
 
 module-clean:
-	$(MAKE) -C $(KDIR) M=$(TOP) clean
+	rm -rf $(BUILD)/kmod
 
 check: all
 	$(MAKE) check-unit
 	$(MAKE) check-style
-	$(MAKE) check-vm
+	$(MAKE) check-vm-ci
 
 check-unit: deps
 	$(foreach d,$(SUBDIRS_USER),$(MAKE) -C $(d) check &&) true
@@ -59,7 +91,22 @@ check-unit: deps
 check-vm: deps
 	$(MAKE) module
 	$(foreach d,$(SUBDIRS_USER),$(MAKE) -C $(d) all &&) true
-	$(TOP)/selftests/vm/run
+	$(TOP)/selftests/vm/run $(VM_TESTS)
+
+# What CI runs: the whole suite on 6.1, the subset selftests/vm/ci-6.12 on
+# 6.12 (both runs always; the target fails if either did).
+check-vm-ci: deps
+	rc=0; \
+	$(MAKE) check-vm ROCECC_GUEST=6.1 || rc=1; \
+	$(MAKE) check-vm ROCECC_GUEST=6.12 \
+		VM_TESTS="$$($(TOP)/selftests/vm/run --list selftests/vm/ci-6.12 | tr '\n' ' ')" || rc=1; \
+	exit $$rc
+
+# The whole suite on every supported kernel.
+check-vm-all: deps
+	rc=0; \
+	$(foreach s,$(shell $(TOP)/scripts/guest-kver --series),$(MAKE) check-vm ROCECC_GUEST=$(s) || rc=1;) \
+	exit $$rc
 
 # checkpatch.pl ships in Debian's linux-source-6.1 tarball; extract just it.
 CHECKPATCH	:= $(BUILD)/checkpatch/scripts/checkpatch.pl
@@ -73,14 +120,25 @@ $(CHECKPATCH):
 
 # CAMELCASE: without the kernel tree checkpatch cannot know the kernel's own
 # names (struct Qdisc, Qdisc_ops), which it seeds from include/ in-tree.
+# kmod/kcompat.h is where the kernel version is tested (and only there:
+# the grep fails the check if LINUX_VERSION_CODE appears in another file).
+KCOMPAT		:= kmod/kcompat.h
 checkpatch: $(CHECKPATCH)
 	$(CHECKPATCH) --strict --no-tree --terse --show-types \
-		--ignore FILE_PATH_CHANGES,CAMELCASE -f $(KSRC)
+		--ignore FILE_PATH_CHANGES,CAMELCASE -f $(filter-out $(KCOMPAT),$(KSRC))
+	$(CHECKPATCH) --strict --no-tree --terse --show-types \
+		--ignore FILE_PATH_CHANGES,CAMELCASE,LINUX_VERSION_CODE,CONSTANT_COMPARISON \
+		-f $(KCOMPAT)
+	@! grep -n 'LINUX_VERSION_CODE\|ROCECC_KERNEL_SINCE' $(filter-out $(KCOMPAT),$(KSRC)) || \
+		{ echo "kernel version tests belong in $(KCOMPAT)" >&2; false; }
 
-# W=1 with warnings as errors, then sparse over every file (C=2).
+# W=1 with warnings as errors, then sparse over every file (C=2), for
+# every supported kernel installed (KVERS="..." picks).
 check-style: deps checkpatch
-	$(MAKE) -C $(KDIR) M=$(TOP) W=1 KCFLAGS=-Werror C=2 \
-		CHECK="sparse -Wsparse-error" modules
+	@test -n "$(KVERS)" || { echo "no supported kernel installed: run scripts/deps.sh" >&2; exit 1; }
+	$(foreach k,$(KVERS),$(call kmod_tree,$(call kobj,/lib/modules/$(k)/build)) && \
+		$(MAKE) -C /lib/modules/$(k)/build M=$(call kobj,/lib/modules/$(k)/build) \
+		W=1 KCFLAGS=-Werror C=2 CHECK="sparse -Wsparse-error" modules &&) true
 
 demo:
 	$(TOP)/scripts/demo
@@ -92,7 +150,9 @@ bench: all
 fuzz: deps
 	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
-# DKMS: copy the module sources to /usr/src/rocecc-$(VERSION) and register.
+# DKMS: copy the module sources to /usr/src/rocecc-$(VERSION), register
+# them and build and install the module for every supported kernel
+# installed (KVERS="..." picks; dkms.conf refuses any other kernel).
 DKMS_FILES	:= Kbuild VERSION dkms.conf kmod/Kbuild $(wildcard kmod/*.[ch]) \
 		   $(wildcard include/rocecc/*.h) include/uapi/linux/rocecc.h
 DKMS_FILES	:= $(filter-out %.mod.c,$(DKMS_FILES))
@@ -103,8 +163,8 @@ dkms-install: deps
 	mkdir -p /usr/src/rocecc-$(VERSION)
 	cp --parents $(DKMS_FILES) /usr/src/rocecc-$(VERSION)/
 	dkms add rocecc/$(VERSION)
-	dkms build rocecc/$(VERSION) -k $(KVER)
-	dkms install rocecc/$(VERSION) -k $(KVER)
+	$(foreach k,$(KVERS),dkms build rocecc/$(VERSION) -k $(k) && \
+		dkms install rocecc/$(VERSION) -k $(k) &&) true
 
 dkms-remove:
 	-dkms remove rocecc/$(VERSION) --all
@@ -143,5 +203,6 @@ uninstall:
 clean: module-clean
 	rm -rf $(BUILD)
 
-.PHONY: all deps module module-clean check check-unit check-vm checkpatch \
+.PHONY: all deps module modules module-clean check check-unit check-vm \
+	check-vm-ci check-vm-all checkpatch \
 	check-style demo bench fuzz dkms-install dkms-remove install uninstall clean

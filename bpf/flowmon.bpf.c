@@ -233,6 +233,8 @@ static __always_inline __u32 fm_req_class(__u8 op, __u32 *kind)
 	case ROCECC_OP_RC_WRITE_ONLY_IMM:
 		return FM_REQ | FM_FIRST | FM_LAST;
 	case ROCECC_OP_RC_READ_REQUEST:
+	case ROCECC_OP_RC_FLUSH:		/* answered by a READ_RESP_ONLY */
+	case ROCECC_OP_RC_ATOMIC_WRITE:		/* likewise */
 		*kind = FLOWMON_MSG_READ;
 		return FM_REQ | FM_FIRST | FM_LAST;
 	case ROCECC_OP_RC_CMP_SWAP:

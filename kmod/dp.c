@@ -143,8 +143,9 @@ static void rocecc_dp_gc_fn(struct work_struct *work)
 
 /*
  * Called by attach before the device is published, under RTNL: refuse a
- * device whose root qdisc cannot pace (the extack says what to run), note
- * its link speed and its rxe device.
+ * device whose root qdisc cannot pace (the extack says what to run) or
+ * whose rxe device keeps something else than its QPs in their sockets
+ * (rxe.c), note its link speed and its rxe device.
  */
 int rocecc_dp_dev_attach(struct rocecc_dev *rdev, struct net_device *netdev,
 			 struct netlink_ext_ack *extack)
@@ -162,8 +163,7 @@ int rocecc_dp_dev_attach(struct rocecc_dev *rdev, struct net_device *netdev,
 	    ks.base.speed != SPEED_UNKNOWN && ks.base.speed > 0)
 		rdev->dp.line_rate_kbps =
 			min_t(u64, (u64)ks.base.speed * 1000, U32_MAX);
-	rdev->dp.ibdev = rocecc_qp_find_ibdev(netdev);
-	return 0;
+	return rocecc_qp_find_ibdev(netdev, &rdev->dp.ibdev, extack);
 }
 
 /*

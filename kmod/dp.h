@@ -18,6 +18,8 @@
  *	     transmission, the end-of-window timer
  *  qp.c     local QPN -> (remote QPN, remote address, timeout) cache,
  *	     resolved in process context through ib_core; ib_client
+ *  rxe.c    what is read of rdma_rxe's internals (a packet's local QPN),
+ *	     and the check on the running kernel that it may be read
  *
  * Objects and lifetime
  * --------------------
@@ -79,6 +81,7 @@ struct rocecc_dp_dev {
 	/*
 	 * The rxe ib_device on this netdev, a cookie compared with the
 	 * device of a transmitting QP; never dereferenced, no reference held.
+	 * Set only to a device that passed rocecc_rxe_check() (rxe.c).
 	 */
 	struct ib_device *ibdev;
 };
@@ -221,7 +224,8 @@ void rocecc_qp_note_ce(struct rocecc_qp *e, u8 family, const u8 *laddr,
 void rocecc_qp_flush(const struct rocecc_dev *owner, bool all);
 void rocecc_qp_gc(void);
 u64 rocecc_qp_budget_ns(u8 timeout);
-struct ib_device *rocecc_qp_find_ibdev(struct net_device *netdev);
+int rocecc_qp_find_ibdev(struct net_device *netdev, struct ib_device **ibdevp,
+			 struct netlink_ext_ack *extack);
 
 /* --- reaction point (rp.c) --------------------------------------------- */
 
@@ -261,10 +265,17 @@ void rocecc_np_timer_init(struct rocecc_flow *f);
 int rocecc_np_send_cnp(struct rocecc_dev *rdev, const struct rocecc_params *p,
 		       const struct rocecc_np_addr *a, u32 rqpn);
 
+/* --- rdma_rxe's internals (rxe.c) ----------------------------------------- */
+
+int rocecc_rxe_check(struct ib_device *ibdev, const char *name,
+		     struct netlink_ext_ack *extack);
+u32 rocecc_rxe_lqpn(const struct sk_buff *skb, const struct rocecc_dev *rdev);
+
 /* --- hooks (hooks.c) ----------------------------------------------------- */
 
 int rocecc_hooks_init(void);
 void rocecc_hooks_exit(void);
+bool rocecc_skb_roce(const struct sk_buff *skb, bool v6);
 
 /* --- dp.c: entry points for the control plane ---------------------------- */
 

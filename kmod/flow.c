@@ -50,6 +50,7 @@
 #include <net/genetlink.h>
 #include <net/netlink.h>
 
+#include "kcompat.h"
 #include "rocecc.h"
 #include "dp.h"
 
@@ -633,7 +634,6 @@ static void rocecc_flow_announce_expired(struct rocecc_flow *list)
 int rocecc_flow_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		     const struct genl_family *family, u8 cmd)
 {
-	const struct genl_dumpit_info *info = genl_dumpit_info(cb);
 	struct rocecc_flow_snap *s;
 	struct rocecc_dev *rdev;
 	struct rocecc_flow *f;
@@ -641,7 +641,7 @@ int rocecc_flow_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	int filter, err = 0;
 
 	if (!cb->args[2]) {
-		struct nlattr **tb = info->attrs;
+		struct nlattr **tb = rocecc_genl_dump_attrs(cb);
 		const char *name = NULL;
 		u32 ifindex = 0;
 

@@ -20,6 +20,7 @@
 #include <net/netlink.h>
 #include <net/sock.h>
 
+#include "kcompat.h"
 #include "rocecc.h"
 
 enum rocecc_mcgrp {
@@ -119,8 +120,8 @@ static bool rocecc_nl_net_ok(struct net *net, struct netlink_ext_ack *extack)
 	return false;
 }
 
-static int rocecc_nl_pre_doit(const struct genl_ops *ops, struct sk_buff *skb,
-			      struct genl_info *info)
+static int rocecc_nl_pre_doit(const struct rocecc_genl_split_ops *ops,
+			      struct sk_buff *skb, struct genl_info *info)
 {
 	return rocecc_nl_net_ok(genl_info_net(info), info->extack) ?
 	       0 : -EOPNOTSUPP;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rocecc: the netfilter hooks, IPv4 and IPv6, in init_net (where rdma_rxe
- * lives in 6.1).
+ * lives, in 6.1 and 6.12).
  *
  *  POST_ROUTING (egress, last before the qdisc): RoCEv2 packets that rxe
  *    sends on an attached device. Every RoCE packet but a CNP that leaves
@@ -54,6 +54,7 @@
 #include <rocecc/icrc.h>
 #include <rocecc/roce.h>
 
+#include "kcompat.h"
 #include "rocecc.h"
 #include "dp.h"
 
@@ -64,25 +65,33 @@
 #define ROCECC_HOOK_BUF		128
 
 /*
- * The early return: UDP to port 4791, not a fragment. The IP header is in
- * the linear area at both hooks (built by rxe, or pulled by ip_rcv).
+ * The early return of the hooks, and the rocecc qdisc's test (sch.c): is
+ * @skb, from its network header on, IPv6 (@v6) or IPv4 that is not a
+ * fragment, UDP to port 4791? Two header reads (in the linear area at the
+ * hooks: built by rxe, or pulled by ip_rcv). Any context.
  */
-static bool rocecc_maybe_roce(const struct sk_buff *skb, u8 pf)
+bool rocecc_skb_roce(const struct sk_buff *skb, bool v6)
 {
 	int off = skb_network_offset(skb);
+	const struct ipv6hdr *ip6;
+	const struct iphdr *ip4;
+	union {
+		struct iphdr v4;
+		struct ipv6hdr v6;
+	} _ip;
 	__be16 _port;
 	const __be16 *port;
 
-	if (pf == NFPROTO_IPV4) {
-		const struct iphdr *iph = ip_hdr(skb);
-
-		if (iph->protocol != IPPROTO_UDP || ip_is_fragment(iph))
+	if (!v6) {
+		ip4 = skb_header_pointer(skb, off, sizeof(_ip.v4), &_ip.v4);
+		if (!ip4 || ip4->protocol != IPPROTO_UDP || ip_is_fragment(ip4))
 			return false;
-		off += iph->ihl * 4;
+		off += ip4->ihl * 4;
 	} else {
-		if (ipv6_hdr(skb)->nexthdr != IPPROTO_UDP)
+		ip6 = skb_header_pointer(skb, off, sizeof(_ip.v6), &_ip.v6);
+		if (!ip6 || ip6->nexthdr != IPPROTO_UDP)
 			return false;
-		off += sizeof(struct ipv6hdr);
+		off += sizeof(*ip6);
 	}
 	port = skb_header_pointer(skb, off + offsetof(struct udphdr, dest),
 				  sizeof(_port), &_port);
@@ -167,32 +176,6 @@ static bool rocecc_set_ackreq(struct sk_buff *skb,
 	return true;
 }
 
-/*
- * The local QPN of a packet rxe transmits, or 0. rxe sends every packet of
- * a QP through the QP's own kernel UDP socket (skb->sk), whose
- * sk_user_data is the struct rxe_qp, and struct rxe_qp starts with its
- * struct ib_qp (6.1, drivers/infiniband/sw/rxe/rxe_verbs.h). The first
- * field of struct ib_qp is the ib_device; only if it is the rxe device of
- * this netdev (a cookie the resolver and the ib_client keep) is the rest
- * read. The skb holds a QP reference (rxe_send), so the QP is alive. The
- * resolver confirms the QPN through ib_core before its timeout is used.
- */
-static u32 rocecc_rxe_lqpn(const struct sk_buff *skb,
-			   const struct rocecc_dev *rdev)
-{
-	const struct ib_device *ibdev = READ_ONCE(rdev->dp.ibdev);
-	struct sock *sk = skb->sk;
-	const struct ib_qp *qp;
-
-	if (!ibdev || !sk || !sk_fullsock(sk) ||
-	    sk->sk_protocol != IPPROTO_UDP)
-		return 0;
-	qp = rcu_dereference_sk_user_data(sk);
-	if (!qp || READ_ONCE(qp->device) != ibdev)
-		return 0;
-	return qp->qp_num & ROCECC_BTH_QPN_MASK;
-}
-
 static void rocecc_flow_touch(struct rocecc_flow *f)
 {
 	unsigned long now = jiffies;
@@ -214,7 +197,7 @@ rocecc_hook_classify(struct sk_buff *skb, const struct nf_hook_state *state,
 	struct rocecc_dev *rdev;
 	int res;
 
-	if (!rocecc_maybe_roce(skb, state->pf))
+	if (!rocecc_skb_roce(skb, state->pf == NFPROTO_IPV6))
 		return NULL;
 	if (!dev || !net_eq(state->net, &init_net))
 		return NULL;
@@ -244,7 +227,7 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	enum rocecc_data_class cls;
 	const u8 *data;
 	u32 n, plen;
-	u64 depart;
+	u64 depart, now;
 	bool ask;
 
 	rdev = rocecc_hook_classify(skb, state, state->out, buf, &data, &n,
@@ -276,11 +259,22 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	tx.ack_req = pkt.bth.ack_req;
 	tx.may_ask = tx.pace && rocecc_may_ask(&pkt, data, n);
 	tx.lqpn = rocecc_rxe_lqpn(skb, rdev);
-	depart = rocecc_rp_tx(rdev, p, f, &tx, rocecc_now(), &ask);
+	now = rocecc_now();
+	depart = rocecc_rp_tx(rdev, p, f, &tx, now, &ask);
 	if (ask && !rocecc_set_ackreq(skb, &pkt, plen))
 		rocecc_ctr_inc(rdev, ROCECC_CTR_MALFORMED);
+	/*
+	 * A request that pacing does not delay leaves now: stamped so, not
+	 * with what rxe put there. rxe of 6.12 stamps every skb with
+	 * ktime_get() when it allocates it (as a realtime-typed stamp, which
+	 * fq takes as it is), which may be earlier than the departure given
+	 * to the QP's previous request, still in fq: fq would send this one
+	 * first, out of PSN order. 6.1 leaves the stamp 0 (fq: now).
+	 */
 	if (depart)
-		skb_set_delivery_time(skb, ns_to_ktime(depart), true);
+		rocecc_skb_set_edt(skb, depart);
+	else if (tx.pace && READ_ONCE(rdev->dp.pace_ok))
+		rocecc_skb_set_edt(skb, now);
 	return NF_ACCEPT;
 }
 

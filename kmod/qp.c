@@ -29,7 +29,8 @@
  *    netdev going away, rdma_rxe unloading) every entry resolved on it or
  *    pending on its netdev is dropped, synchronously in the remove
  *    callback. The add callback records the device as the cookie of the
- *    attached netdev it sits on (used to recognise rxe's QPs on egress).
+ *    attached netdev it sits on (used to recognise rxe's QPs on egress),
+ *    if it passes rocecc_rxe_check(); so does attach.
  *
  * Entries are reference counted (the table and the resolver queue); the
  * last put frees them after a grace period. At most qp_max entries exist;
@@ -219,15 +220,27 @@ u64 rocecc_qp_budget_ns(u8 timeout)
 				     READ_ONCE(rocecc_pacing_max_delay_us));
 }
 
-/* The rxe ib_device on @netdev, as a cookie (no reference kept). */
-struct ib_device *rocecc_qp_find_ibdev(struct net_device *netdev)
+/*
+ * The rxe ib_device on @netdev as a cookie (no reference kept) in *@ibdevp,
+ * NULL if there is none. -EOPNOTSUPP (@extack says why) if there is one
+ * whose QP sockets cannot be read (rocecc_rxe_check()). Process context,
+ * RTNL held.
+ */
+int rocecc_qp_find_ibdev(struct net_device *netdev, struct ib_device **ibdevp,
+			 struct netlink_ext_ack *extack)
 {
 	struct ib_device *ibdev = ib_device_get_by_netdev(netdev,
 							  RDMA_DRIVER_RXE);
+	int err;
 
-	if (ibdev)
-		ib_device_put(ibdev);
-	return ibdev;
+	*ibdevp = NULL;
+	if (!ibdev)
+		return 0;
+	err = rocecc_rxe_check(ibdev, netdev->name, extack);
+	if (!err)
+		*ibdevp = ibdev;
+	ib_device_put(ibdev);
+	return err;
 }
 
 /* --- the resolver ---------------------------------------------------------- */
@@ -327,8 +340,6 @@ static void rocecc_qp_resolved_fixup(struct rocecc_qp *e)
 	rdev = rocecc_dev_lookup_rcu(e->ifindex);
 	if (!rdev || rdev != e->owner)
 		goto out;
-	if (e->ibdev != READ_ONCE(rdev->dp.ibdev))
-		WRITE_ONCE(rdev->dp.ibdev, (struct ib_device *)e->ibdev);
 	p = rocecc_dev_params_rcu(rdev);
 	if (ce && !memcmp(a.raddr, e->raddr, 16))
 		f = rocecc_flow_get(rdev, &key, p);
@@ -484,6 +495,9 @@ static int rocecc_ib_add(struct ib_device *ibdev)
 
 	if (ibdev->ops.driver_id != RDMA_DRIVER_RXE)
 		return -EOPNOTSUPP;	/* not ours: no remove call either */
+	/* Its QP sockets are read only if they hold QPs (rxe.c). */
+	if (rocecc_rxe_check(ibdev, dev_name(&ibdev->dev), NULL))
+		return 0;
 	rcu_read_lock();
 	xa_for_each(&rocecc_devs, idx, rdev) {
 		nd = dev_get_by_index_rcu(&init_net, rdev->ifindex);

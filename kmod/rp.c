@@ -10,13 +10,14 @@
  * `now` gets a departure time from its flow's next_tx, capped by the QP's
  * timeout budget around its last AckReq departure and by
  * pacing_max_delay_us, never before the flow's previous packet. Here, if
- * that time is after `now`, the skb gets skb->tstamp = start with
- * mono_delivery_time set (CLOCK_MONOTONIC, what 6.1's fq compares with
- * ktime_get_ns()), and the root fq qdisc holds it until then. Nothing is
- * ever dropped for pacing: rxe stops handing over packets when 64 skbs of
- * a QP are in flight (freed only when they leave the qdisc), which is the
- * backpressure. A drop would make rxe roll back and retry at once, a busy
- * loop.
+ * that time is after `now`, the skb gets skb->tstamp = start as a
+ * CLOCK_MONOTONIC stamp (rocecc_skb_set_edt(), what fq compares with
+ * ktime_get_ns()), and the fq qdisc holds it until then. Nothing is ever
+ * dropped for pacing: rxe stops handing over packets when 65 skbs of a QP
+ * are in flight (freed only when they leave the qdisc), which is the
+ * backpressure. A drop would make 6.1's rxe roll back and retry at once,
+ * a busy loop, and fails the work request and the QP on 6.12, whose rxe
+ * no longer retries a failed ip_local_out().
  *
  * The budget
  * ----------

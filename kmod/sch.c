@@ -20,6 +20,16 @@
  * rocecc_dscp_prio_default(); anything else by skb->priority & 7. No tc
  * filters.
  *
+ * A paused priority holds its RoCE packets, it never drops one: on 6.12 a
+ * failed ip_local_out() fails rxe's work request and puts the QP in the
+ * error state (6.1 retried). The push back is rxe's own: it hands IP at
+ * most 65 skbs per QP that have not been freed yet (the qdisc holds them,
+ * so a paused QP stops), and its responses are bounded by the peer's
+ * window. So a RoCEv2 packet (UDP to port 4791) goes into a band's pfifo
+ * whatever the pfifo's limit, which applies to everything else. A band
+ * with fq must have an fq that holds that bound (flow_limit and limit:
+ * attach warns, rp.c); fq never drops for pacing.
+ *
  * Dequeue: packet round-robin over the bands that are not paused, one
  * packet per band and turn. Not strict priority, and no ETS (no bandwidth
  * shares): the bands' own qdiscs (fq) do the shaping. When nothing can be
@@ -52,6 +62,7 @@
 #include <net/sch_generic.h>
 #include <rocecc/pfc.h>
 
+#include "kcompat.h"
 #include "rocecc.h"
 
 #define ROCECC_SCH_BANDS	ROCECC_PFC_PRIOS
@@ -108,6 +119,19 @@ static unsigned int rocecc_qdisc_classify(const struct rocecc_sch_data *q,
 	return skb->priority & 7;
 }
 
+/* Is @skb a RoCEv2 packet (UDP to port 4791, hooks.c)? */
+static bool rocecc_qdisc_roce(const struct sk_buff *skb)
+{
+	switch (skb->protocol) {
+	case htons(ETH_P_IP):
+		return rocecc_skb_roce(skb, false);
+	case htons(ETH_P_IPV6):
+		return rocecc_skb_roce(skb, true);
+	default:
+		return false;
+	}
+}
+
 static int rocecc_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 				struct sk_buff **to_free)
 {
@@ -122,6 +146,10 @@ static int rocecc_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 			return qdisc_drop(skb, sch, to_free);
 		__skb_queue_tail(&q->ctrl, skb);
 		ret = NET_XMIT_SUCCESS;
+	} else if (q->band[band].q->ops == &pfifo_qdisc_ops &&
+		   rocecc_qdisc_roce(skb)) {
+		/* Beyond the pfifo's limit too: see the top of the file. */
+		ret = qdisc_enqueue_tail(skb, q->band[band].q);
 	} else {
 		ret = qdisc_enqueue(skb, q->band[band].q, to_free);
 	}
@@ -546,4 +574,5 @@ void rocecc_sch_exit(void)
 	unregister_qdisc(&rocecc_sch_ops);
 }
 
-MODULE_ALIAS("sch_rocecc");
+/* "tc qdisc add ... rocecc" loads the module (after make dkms-install). */
+ROCECC_MODULE_ALIAS_QDISC("rocecc");

@@ -29,11 +29,16 @@
 #include <linux/sysctl.h>
 #include <net/net_namespace.h>
 
+#include "kcompat.h"
 #include "rocecc.h"
 
-/* One file per parameter, "profile", and the terminating empty entry. */
+/*
+ * One file per parameter and "profile"; the table has one more, empty,
+ * entry that only 6.1 reads (rocecc_register_net_sysctl()).
+ */
 #define ROCECC_SYSCTL_PROFILE	ROCECC_PARAM_MAX
-#define ROCECC_SYSCTL_ENTRIES	(ROCECC_PARAM_MAX + 2)
+#define ROCECC_SYSCTL_FILES	(ROCECC_PARAM_MAX + 1)
+#define ROCECC_SYSCTL_ENTRIES	(ROCECC_SYSCTL_FILES + 1)
 
 static struct ctl_table_header *rocecc_default_hdr;
 static struct ctl_table *rocecc_default_tbl;
@@ -42,8 +47,9 @@ static struct ctl_table *rocecc_default_tbl;
  * table->extra1: the device (NULL: the default set);
  * table->extra2: the enum rocecc_param of the file.
  */
-static int rocecc_sysctl_param(struct ctl_table *table, int write,
-			       void *buffer, size_t *lenp, loff_t *ppos)
+static int rocecc_sysctl_param(ROCECC_CTL_TABLE_CONST struct ctl_table *table,
+			       int write, void *buffer, size_t *lenp,
+			       loff_t *ppos)
 {
 	struct rocecc_dev *rdev = table->extra1;
 	unsigned int id = (uintptr_t)table->extra2;
@@ -90,8 +96,9 @@ out:
 	return err;
 }
 
-static int rocecc_sysctl_profile(struct ctl_table *table, int write,
-				 void *buffer, size_t *lenp, loff_t *ppos)
+static int rocecc_sysctl_profile(ROCECC_CTL_TABLE_CONST struct ctl_table *table,
+				 int write, void *buffer, size_t *lenp,
+				 loff_t *ppos)
 {
 	struct rocecc_dev *rdev = table->extra1;
 	struct rocecc_params p;
@@ -163,7 +170,8 @@ int rocecc_sysctl_register(struct rocecc_dev *rdev, const char *name,
 	t[ROCECC_SYSCTL_PROFILE].extra1 = rdev;
 
 	snprintf(path, sizeof(path), "net/rocecc/%s", name);
-	*hdr = register_net_sysctl(&init_net, path, t);
+	*hdr = rocecc_register_net_sysctl(&init_net, path, t,
+					  ROCECC_SYSCTL_FILES);
 	if (!*hdr) {
 		kfree(t);
 		return -ENOMEM;

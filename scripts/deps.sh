@@ -9,9 +9,13 @@
 set -euo pipefail
 
 PKGS=(
-	# build: module against the guest's kernel, userspace, BPF
+	# build: module against the guest kernels, userspace, BPF. The module is
+	# built and tested for Debian 12's 6.1 (linux-*-amd64) and 6.12
+	# (linux-*-6.12-amd64, from the security suite); 6.12 writes the
+	# module's BTF with pahole (scripts/guest-kver, README "Kernels")
 	build-essential make gcc clang llvm pkg-config
-	linux-headers-amd64 linux-source-6.1 sparse dkms
+	linux-headers-amd64 linux-headers-6.12-amd64 pahole
+	linux-source-6.1 sparse dkms
 	libbpf-dev bpftool libelf-dev zlib1g-dev
 	libibverbs-dev librdmacm-dev libmnl-dev libnl-3-dev libnl-genl-3-dev
 	libjson-c-dev libpcap-dev libinih-dev libmicrohttpd-dev
@@ -28,7 +32,8 @@ PKGS=(
 	# promtool (Debian ships it in prometheus)
 	curl prometheus
 	# VM testbed: the guest boots Debian's kernel with the host's root
-	linux-image-amd64 qemu-system-x86 busybox-static kmod cpio xz-utils file
+	linux-image-amd64 linux-image-6.12-amd64
+	qemu-system-x86 busybox-static kmod cpio xz-utils file
 	rdma-core ibverbs-utils ibverbs-providers perftest iproute2 tshark tcpdump
 )
 

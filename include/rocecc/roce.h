@@ -83,6 +83,7 @@
 #define ROCECC_DETH_LEN		8
 #define ROCECC_ATOMICETH_LEN	28
 #define ROCECC_ATOMICACKETH_LEN	8
+#define ROCECC_FETH_LEN		4	/* FLUSH: placement type, selectivity */
 #define ROCECC_ICRC_LEN		4
 #define ROCECC_CNP_RSVD_LEN	16	/* reserved zero bytes after a CNP BTH */
 
@@ -153,6 +154,13 @@
 #define ROCECC_OP_RC_FETCH_ADD			0x14
 #define ROCECC_OP_RC_SEND_LAST_INV		0x16
 #define ROCECC_OP_RC_SEND_ONLY_INV		0x17
+/*
+ * IBTA 1.5 (Annex A19, memory placement extensions; rdma_rxe from 6.2):
+ * FLUSH carries FETH + RETH and no payload, ATOMIC WRITE a RETH and 8
+ * bytes; the responder answers both with a READ_RESP_ONLY without payload.
+ */
+#define ROCECC_OP_RC_FLUSH			0x1c
+#define ROCECC_OP_RC_ATOMIC_WRITE		0x1d
 
 #define ROCECC_OP_UC_SEND_FIRST			0x20
 #define ROCECC_OP_UC_SEND_MIDDLE		0x21
@@ -325,9 +333,10 @@ static inline bool rocecc_op_has_aeth(__u8 op)
 
 /*
  * Length of the extension headers between the BTH and the payload
- * (RETH, ImmDt, IETH, AETH, AtomicETH, AtomicAckETH, DETH), as rdma_rxe
- * lays them out. Opcodes not listed here (RD, vendor and reserved ones,
- * and the CNP, whose 16 reserved bytes count as its payload) have none.
+ * (RETH, ImmDt, IETH, AETH, AtomicETH, AtomicAckETH, FETH, DETH), as
+ * rdma_rxe lays them out (its opcode table, 6.12). Opcodes not listed
+ * here (RD, vendor and reserved ones, and the CNP, whose 16 reserved
+ * bytes count as its payload) have none.
  */
 static inline __u32 rocecc_op_ext_len(__u8 op)
 {
@@ -344,9 +353,12 @@ static inline __u32 rocecc_op_ext_len(__u8 op)
 	case ROCECC_OP_RC_WRITE_FIRST:
 	case ROCECC_OP_RC_WRITE_ONLY:
 	case ROCECC_OP_RC_READ_REQUEST:
+	case ROCECC_OP_RC_ATOMIC_WRITE:
 	case ROCECC_OP_UC_WRITE_FIRST:
 	case ROCECC_OP_UC_WRITE_ONLY:
 		return ROCECC_RETH_LEN;
+	case ROCECC_OP_RC_FLUSH:
+		return ROCECC_FETH_LEN + ROCECC_RETH_LEN;
 	case ROCECC_OP_RC_WRITE_ONLY_IMM:
 	case ROCECC_OP_UC_WRITE_ONLY_IMM:
 		return ROCECC_RETH_LEN + ROCECC_IMMDT_LEN;
@@ -387,7 +399,9 @@ static inline enum rocecc_data_class rocecc_op_data_class(__u8 op)
 		    op == ROCECC_OP_RC_CMP_SWAP ||
 		    op == ROCECC_OP_RC_FETCH_ADD ||
 		    op == ROCECC_OP_RC_SEND_LAST_INV ||
-		    op == ROCECC_OP_RC_SEND_ONLY_INV)
+		    op == ROCECC_OP_RC_SEND_ONLY_INV ||
+		    op == ROCECC_OP_RC_FLUSH ||
+		    op == ROCECC_OP_RC_ATOMIC_WRITE)
 			return ROCECC_DATA_PACED;
 		if (op >= ROCECC_OP_RC_READ_RESP_FIRST &&
 		    op <= ROCECC_OP_RC_READ_RESP_ONLY)

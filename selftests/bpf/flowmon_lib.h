@@ -42,7 +42,10 @@ static inline uint32_t ext_len(uint8_t op)
 	case ROCECC_OP_RC_WRITE_FIRST:
 	case ROCECC_OP_RC_WRITE_ONLY:
 	case ROCECC_OP_RC_READ_REQUEST:
+	case ROCECC_OP_RC_ATOMIC_WRITE:
 		return 16;			/* RETH */
+	case ROCECC_OP_RC_FLUSH:
+		return 20;			/* FETH + RETH */
 	case ROCECC_OP_RC_WRITE_ONLY_IMM:
 		return 20;			/* RETH + ImmDt */
 	case ROCECC_OP_RC_SEND_LAST_IMM:

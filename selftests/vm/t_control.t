@@ -3,7 +3,8 @@
 # The module's control plane: attach and detach, sysctl and generic netlink
 # as two views of one parameter store, range checks, profiles, permissions,
 # events, device rename and deletion, namespaces, and a clean unload.
-# Needs: make module && make -C daemon (kmod/rocecc.ko, build/daemon/rocecc).
+# Needs: make modules && make -C daemon (build/kmod/<release>/kmod/rocecc.ko,
+# build/daemon/rocecc).
 # Run: scripts/vm --test selftests/vm/t_control.t
 
 lib=$(dirname "$0")/lib
@@ -12,7 +13,7 @@ lib=$(dirname "$0")/lib
 tap_require_vm
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-ko=$top/kmod/rocecc.ko
+ko=$top/build/kmod/$(uname -r)/kmod/rocecc.ko
 R=$top/build/daemon/rocecc
 [ -f "$ko" ] && [ -x "$R" ] || tap_bail "build first: make module && make -C daemon"
 command -v jq >/dev/null || tap_bail "jq is missing"

@@ -230,6 +230,16 @@ traffic_stop() {
 	TRAFFIC=
 }
 
+# The last traffic run's completion errors: "COUNT STATUS,STATUS..." from
+# the client's report. A RoCE packet dropped on the host fails its work
+# request with "local QP operation error" on 6.12; a pause longer than
+# the QP's retries (7 x 268 ms) ends in "transport retry counter
+# exceeded" on any kernel.
+traffic_errors() {
+	jq -r '"\(.total.errors) \([.qps[].error_status | keys[]] | unique | join(","))"' \
+		"$work/c$port.json" 2>/dev/null || echo "none no-report"
+}
+
 # --- part 1: XOFFs injected at an idle sender ------------------------------------------
 # Any rocecc.ko with software DCB: with the rocecc root qdisc (roceccd
 # makes it the root where [pfc] enables PFC, if the module has it) the
@@ -458,6 +468,10 @@ tap_diag "pfcswitch obeying host 2: $(topo_pfc_stat "$work/pfc1.json" obey_frame
 tap_cmp "$(topo_pfc_stat "$work/pfc1.json" obey_pauses)" -ge 1 "the switch port obeyed the receiver's PFC (stalled its egress)"
 tap_is "$(topo_pfc_stat "$work/pfc1.json" cmd_errors)" 0 "... every pause/resume command succeeded"
 traffic_stop
+read -r n st < <(traffic_errors)
+tap_diag "the sender's completion errors through the storm (action alert): $n ${st:-}"
+[ "$n" != none ] && [[ ",$st," != *",local QP operation error,"* ]]
+tap_ok $? "... none of them a packet the host dropped (local QP operation error)"
 
 # --- a storm, action = disable ---------------------------------------------------------
 
@@ -515,6 +529,10 @@ tap_is "$(metric rocecc_pfcwd_storms_total)" $((S0 + 2)) "rocecc_pfcwd_storms_to
 tap_diag "$(grep -E "veth1: PFC (storm|disabled|enabled again)" "$work/rd.log")"
 topo_pfc_stop
 traffic_stop
+read -r n st < <(traffic_errors)
+tap_diag "the sender's completion errors through the storm (action disable): $n ${st:-}"
+[ "$n" != none ] && [[ ",$st," != *",local QP operation error,"* ]]
+tap_ok $? "... none of them a packet the host dropped (local QP operation error)"
 _topo_sleep 2
 ! grep -q "changed behind roceccd's back" "$work/rd.log"
 tap_ok $? "roceccd/dcb.c never saw the watchdog's changes as drift"

@@ -339,6 +339,19 @@ static const struct spec good[] = {
 	{ .name = "v6 from IP", .fam = 6, .tos = 0x00, .ttl = 64,
 	  .src = V6A, .dst = V6B, .sport = 0xc321, .op = 0x13,
 	  .pkey = 0xffff, .qpn = 0x000021, .psn = 0x000100, .ext = 28 },
+	/* IBTA memory placement (rdma_rxe from 6.2) */
+	{ .name = "v4 FLUSH", .eth = 1, .fam = 4, .tos = 0x6a, .ttl = 64,
+	  .src = V4A, .dst = V4B, .sport = 0xc123, .op = 0x1c,
+	  .pkey = 0xffff, .qpn = 0x000011, .ackreq = 1, .psn = 0x000042,
+	  .ext = 20 },
+	{ .name = "v6 ATOMIC_WRITE", .eth = 1, .fam = 6, .tos = 0x6a,
+	  .ttl = 64, .src = V6A, .dst = V6B, .sport = 0xc321, .op = 0x1d,
+	  .pkey = 0xffff, .qpn = 0x000021, .ackreq = 1, .psn = 0x000043,
+	  .ext = 16, .payload = 8 },
+	{ .name = "v4 ATOMIC_WRITE from IP", .fam = 4, .tos = 0x6a,
+	  .ttl = 64, .src = V4A, .dst = V4B, .sport = 0xc123, .op = 0x1d,
+	  .pkey = 0xffff, .qpn = 0x000011, .psn = 0x000044, .ext = 16,
+	  .payload = 8 },
 	{ .name = "v6 READ_RESP_ONLY from IP", .fam = 6, .tos = 0x68,
 	  .ttl = 64, .src = V6A, .dst = V6B, .sport = 0xc321, .op = 0x10,
 	  .pkey = 0xffff, .qpn = 3, .psn = 4, .ext = 4, .syn = 0x00,
@@ -525,6 +538,12 @@ static const struct bad_case bad[] = {
 	{ { .name = "WRITE_FIRST without room for its RETH", BASE4,
 	    .op = 0x06, .ext = 12 },
 	  ROCECC_MALFORMED },
+	{ { .name = "FLUSH with a RETH but no FETH", BASE4, .op = 0x1c,
+	    .ext = 16 },
+	  ROCECC_MALFORMED },
+	{ { .name = "ATOMIC_WRITE without room for its RETH", BASE6,
+	    .op = 0x1d, .ext = 12 },
+	  ROCECC_MALFORMED },
 	{ { .name = "IPv6 payload length 7", BASE6, .tot_delta = -25,
 	    .payload = 8, .trailer = 25 },
 	  ROCECC_MALFORMED },
@@ -671,6 +690,15 @@ static void test_helpers(void)
 	tap_eq(rocecc_op_ext_len(ROCECC_OP_CNP), 0, "CNP: none");
 	tap_eq(rocecc_op_ext_len(ROCECC_OP_RC_SEND_ONLY_INV), 4,
 	       "SEND_ONLY_INV: IETH");
+	tap_eq(ROCECC_OP_RC_FLUSH, 0x1c, "FLUSH is 0x1C");
+	tap_eq(ROCECC_OP_RC_ATOMIC_WRITE, 0x1d, "ATOMIC_WRITE is 0x1D");
+	tap_eq(rocecc_op_ext_len(ROCECC_OP_RC_FLUSH), 20,
+	       "FLUSH: FETH + RETH");
+	tap_eq(rocecc_op_ext_len(ROCECC_OP_RC_ATOMIC_WRITE), 16,
+	       "ATOMIC_WRITE: RETH");
+	tap_ok(!rocecc_op_has_aeth(ROCECC_OP_RC_FLUSH) &&
+	       !rocecc_op_has_aeth(ROCECC_OP_RC_ATOMIC_WRITE),
+	       "FLUSH and ATOMIC_WRITE carry no AETH");
 	tap_eq(ROCECC_PARSE_HDR_MAX, 102, "PARSE_HDR_MAX");
 	tap_eq(ROCECC_PARSE_IP_HDR_MAX, 84, "PARSE_IP_HDR_MAX");
 }
@@ -685,6 +713,7 @@ static void test_data_class(void)
 	static const uint8_t paced[] = {
 		0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09,
 		0x0a, 0x0b, 0x0c, 0x13, 0x14, 0x16, 0x17,
+		0x1c, 0x1d,	/* FLUSH, ATOMIC WRITE */
 		0x20, 0x21, 0x22, 0x23, 0x24, 0x25, 0x26, 0x27, 0x28, 0x29,
 		0x2a, 0x2b,
 	};

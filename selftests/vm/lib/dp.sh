@@ -26,7 +26,8 @@
 #                               misreads (below) is run again, twice at most
 
 DP_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
-DP_KO=$DP_TOP/kmod/rocecc.ko
+# The module built for the kernel this guest runs (make modules).
+DP_KO=$DP_TOP/build/kmod/$(uname -r)/kmod/rocecc.ko
 DP_CLI=$DP_TOP/build/daemon/rocecc
 DP_RG=$DP_TOP/build/tools/rocegen
 DP_LIB=$DP_TOP/selftests/vm/lib

@@ -37,7 +37,7 @@ def _bind(s, dev):
     s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, dev.encode())
 
 
-def udp(dev, dst, tos, count, gap_ms=0, v6=False):
+def udp(dev, dst, tos, count, gap_ms=0, v6=False, port=9):
     fam = socket.AF_INET6 if v6 else socket.AF_INET
     s = socket.socket(fam, socket.SOCK_DGRAM)
     _bind(s, dev)
@@ -46,7 +46,7 @@ def udp(dev, dst, tos, count, gap_ms=0, v6=False):
     else:
         s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, tos)
     for _ in range(count):
-        s.sendto(b"x" * 64, (dst, 9))
+        s.sendto(b"x" * 64, (dst, port))
         if gap_ms:
             time.sleep(gap_ms / 1000)
 
@@ -168,7 +168,8 @@ def main(a):
     cmd = a[0]
     if cmd in ("udp", "udp6"):
         udp(a[1], a[2], int(a[3], 0), int(a[4]),
-            float(a[5]) if len(a) > 5 else 0, cmd == "udp6")
+            float(a[5]) if len(a) > 5 else 0, cmd == "udp6",
+            int(a[6]) if len(a) > 6 else 9)
     elif cmd == "blast":
         blast(a[1], a[2], float(a[3]))
     elif cmd == "txtime":
