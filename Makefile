@@ -16,6 +16,7 @@
 #   make check-style   checkpatch --strict, W=1 and sparse on the kernel code,
 #                      for every supported kernel installed (or KVERS=...)
 #   make fuzz          run the parser fuzzer for FUZZ_SECONDS (default 60)
+#   make fuzz-http     roceccd's HTTP fuzz, 10,000 requests a run (VM)
 #   make module        rocecc.ko for the guest kernel ROCECC_GUEST, or KVER=
 #                      <release> (KDIR=/path/to/kernel/build for any other)
 #   make modules       rocecc.ko for every supported kernel installed
@@ -150,6 +151,13 @@ bench: all
 fuzz: deps
 	$(MAKE) -C selftests/fuzz fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
 
+# roceccd's HTTP fuzz at length: 10,000 requests a run in the VM (the VM
+# suite runs 2,000); ROCECC_HTTP_FUZZ_SEED=S replays a run
+FUZZ_HTTP_N	?= 10000
+fuzz-http: all
+	ROCECC_HTTP_FUZZ_N=$(FUZZ_HTTP_N) ROCECC_VM_TIMEOUT=3600 \
+		$(TOP)/selftests/vm/run selftests/vm/t_roceccd_http.t
+
 # DKMS: copy the module sources to /usr/src/rocecc-$(VERSION), register
 # them and build and install the module for every supported kernel
 # installed (KVERS="..." picks; dkms.conf refuses any other kernel).
@@ -205,4 +213,4 @@ clean: module-clean
 
 .PHONY: all deps module modules module-clean check check-unit check-vm \
 	check-vm-ci check-vm-all checkpatch \
-	check-style demo bench fuzz dkms-install dkms-remove install uninstall clean
+	check-style demo bench fuzz fuzz-http dkms-install dkms-remove install uninstall clean

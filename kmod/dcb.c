@@ -314,17 +314,12 @@ static void rocecc_dcb_dscp_map(struct rocecc_dcb *d, struct net_device *netdev)
 {
 	struct dcb_ieee_app_prio_map map;
 	u8 m[64];
-	int dscp, p;
+	int dscp;
 
 	ASSERT_RTNL();
-	for (dscp = 0; dscp < 64; dscp++)
-		m[dscp] = rocecc_dscp_prio_default(dscp);
 	dcb_ieee_getapp_prio_dscp_mask_map(netdev, &map);
 	/* Several entries for one DSCP: the highest priority wins. */
-	for (p = 0; p < ROCECC_DCB_PRIOS; p++)
-		for (dscp = 0; dscp < 64; dscp++)
-			if (map.map[p] & (1ULL << dscp))
-				m[dscp] = p;
+	rocecc_dscp_map(map.map, m);
 	for (dscp = 0; dscp < 64; dscp++)
 		WRITE_ONCE(d->dscp2prio[dscp], m[dscp]);
 	/* The egress qdisc classifies with the same map. */

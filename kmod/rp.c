@@ -169,14 +169,11 @@ void rocecc_rp_cnp(struct rocecc_dev *rdev, const struct rocecc_params *p,
 				       ROCECC_CTR_RP_CNP_IGNORED);
 }
 
-/* --- the fq check ----------------------------------------------------------- */
-
 /*
- * fq's flow_limit (packets per fq flow) below which attach warns: rxe
- * keeps up to 65 skbs of a QP in flight, and fq hashes rxe's unconnected
- * QP sockets into orphan buckets, so two QPs may share one fq flow.
+ * --- the fq check -----------------------------------------------------------
+ * The rules and the words (ROCECC_PACE_MSG_*, ROCECC_FQ_FLOW_LIMIT_MIN) are
+ * rocecc/pacing.h's, shared with rocecc doctor.
  */
-#define ROCECC_FQ_FLOW_LIMIT_MIN	256
 
 /*
  * The kind of a qdisc ("fq", "mq", ...) and a test of it. Macros on
@@ -267,8 +264,8 @@ static int rocecc_fq_check_one(struct net_device *nd, struct Qdisc *q,
 	}
 	if (hdrop && horizon < need) {
 		snprintf(rocecc_pace_msg, sizeof(rocecc_pace_msg),
-			 "rocecc: fq on %s drops packets beyond its horizon (%u us) but pacing may hold one for %u us: run 'tc qdisc change dev %s root fq horizon_cap'",
-			 nd->name, horizon, need, nd->name);
+			 "rocecc: " ROCECC_PACE_MSG_HORIZON, nd->name, horizon,
+			 need, nd->name);
 		rocecc_pace_msg_set(extack);
 		return -EINVAL;
 	}
@@ -331,8 +328,8 @@ int rocecc_pace_check(struct net_device *nd, bool strict,
 	if (kind) {
 		err = -EOPNOTSUPP;
 		snprintf(rocecc_pace_msg, sizeof(rocecc_pace_msg),
-			 "rocecc: pacing needs the fq qdisc but %s has %s: run 'tc qdisc replace dev %s root fq flow_limit 1000' (with PFC: fq under each class of the rocecc qdisc)",
-			 nd->name, kind, nd->name);
+			 "rocecc: " ROCECC_PACE_MSG_KIND, nd->name, kind,
+			 nd->name);
 	}
 	rcu_read_unlock();
 	if (err) {
@@ -359,8 +356,8 @@ int rocecc_pace_check(struct net_device *nd, bool strict,
 	if (!err && low_limit) {
 		/* A warning: attach succeeds, the CLI prints the message. */
 		snprintf(rocecc_pace_msg, sizeof(rocecc_pace_msg),
-			 "rocecc: fq flow_limit on %s is below %u: QPs sharing an fq flow may overflow it; run 'tc qdisc change dev %s root fq flow_limit 1000'",
-			 nd->name, ROCECC_FQ_FLOW_LIMIT_MIN, nd->name);
+			 "rocecc: " ROCECC_PACE_MSG_LIMIT, nd->name,
+			 ROCECC_FQ_FLOW_LIMIT_MIN, nd->name);
 		rocecc_pace_msg_set(extack);
 		pr_notice("%s\n", rocecc_pace_msg + strlen("rocecc: "));
 	}

@@ -29,8 +29,9 @@ PKGS=(
 	# make demo's plots
 	gnuplot-nox
 	# roceccd's /metrics in the VM test: fetched with curl, checked with
-	# promtool (Debian ships it in prometheus)
-	curl prometheus
+	# promtool (Debian ships it in prometheus); the fleet rules' and
+	# dashboard's tests read YAML
+	curl prometheus python3-yaml
 	# VM testbed: the guest boots Debian's kernel with the host's root
 	linux-image-amd64 linux-image-6.12-amd64
 	qemu-system-x86 busybox-static kmod cpio xz-utils file

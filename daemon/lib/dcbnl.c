@@ -138,12 +138,38 @@ struct get_ctx {
 	size_t n;
 };
 
+/* One entry of DCB_ATTR_IEEE_APP_TABLE: DSCP ones into dscp_app. */
+static int get_app_cb(const struct nlattr *a, void *data)
+{
+	struct get_ctx *c = data;
+	const struct dcb_app *app = mnl_attr_get_payload(a);
+
+	if (mnl_attr_get_type(a) != DCB_ATTR_IEEE_APP)
+		return 0;
+	if (mnl_attr_get_payload_len(a) < sizeof(*app)) {
+		say(c->msg, c->n, "DCB_ATTR_IEEE_APP of %u bytes, expected %zu",
+		    mnl_attr_get_payload_len(a), sizeof(*app));
+		return -EBADMSG;
+	}
+	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP)
+		return 0;
+	if (app->protocol > 63 || app->priority >= DCBNL_PRIOS) {
+		say(c->msg, c->n, "APP entry DSCP %u -> priority %u out of range",
+		    app->protocol, app->priority);
+		return -EBADMSG;
+	}
+	c->out->dscp_app[app->priority] |= 1ULL << app->protocol;
+	return 0;
+}
+
 static int get_ieee_cb(const struct nlattr *a, void *data)
 {
 	struct get_ctx *c = data;
 	uint16_t len = mnl_attr_get_payload_len(a);
 
 	switch (mnl_attr_get_type(a)) {
+	case DCB_ATTR_IEEE_APP_TABLE:
+		return walk(mnl_attr_get_payload(a), len, get_app_cb, c);
 	case DCB_ATTR_IEEE_PFC:
 		if (len < sizeof(c->out->pfc)) {
 			say(c->msg, c->n, "DCB_ATTR_IEEE_PFC of %u bytes, expected %zu",

@@ -46,12 +46,20 @@
 /* The longest request: header, dcbmsg, name, PFC and buffer; rounded up. */
 #define DCBNL_MSG_MAX	512
 
-/* What a DCB_CMD_IEEE_GET reply said about PFC and buffers. */
+/* What a DCB_CMD_IEEE_GET reply said about PFC, buffers and APP DSCP. */
 struct dcbnl_ieee {
 	bool have_pfc;			/* the driver reports IEEE PFC */
 	bool have_buffer;		/* the driver reports DCB buffers */
 	struct ieee_pfc pfc;
 	struct dcbnl_buffer buf;
+	/*
+	 * The APP table's DSCP entries (selector IEEE_8021QAZ_APP_SEL_DSCP):
+	 * bit d of dscp_app[p] says DSCP d maps to priority p, the shape of
+	 * the kernel's struct dcb_ieee_app_prio_map (rocecc_dscp_map() in
+	 * rocecc/pfc.h makes the whole map of it). Entries of other
+	 * selectors are skipped.
+	 */
+	__u64 dscp_app[DCBNL_PRIOS];
 };
 
 struct dcbnl;
@@ -108,7 +116,8 @@ struct nlmsghdr *dcbnl_msg_set(void *buf, uint32_t seq, const char *ifname,
  * Parse one DCB_CMD_IEEE_GET reply message into @out. 0, or -EBADMSG with
  * the reason in @msg (@n 0: none) for a wrong type or command, a short
  * header, a malformed or truncated attribute, a DCB_ATTR_IEEE that is not
- * a nest, or a PFC / buffer struct shorter than ours. Unknown attributes
+ * a nest, a PFC / buffer struct shorter than ours, or an APP entry that is
+ * not a struct dcb_app or maps a DSCP above 63 or to a priority above 7. Unknown attributes
  * are skipped; a longer struct (a newer kernel) is cut to ours.
  */
 int dcbnl_parse_get(const struct nlmsghdr *nlh, struct dcbnl_ieee *out,

@@ -138,7 +138,9 @@ unsigned int rd_prom_hist(FILE *f, const char *name, const char *labels,
 	cum += buckets[over];
 	fprintf(f, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name, labels,
 		sep, cum);
-	fprintf(f, "%s_sum{%s} %.9f\n", name, labels, (double)sum_ns / 1e9);
-	fprintf(f, "%s_count{%s} %" PRIu64 "\n", name, labels, cum);
+	fprintf(f, "%s_sum%s%s%s %.9f\n", name, *labels ? "{" : "", labels,
+		*labels ? "}" : "", (double)sum_ns / 1e9);
+	fprintf(f, "%s_count%s%s%s %" PRIu64 "\n", name, *labels ? "{" : "",
+		labels, *labels ? "}" : "", cum);
 	return lines + 1;
 }

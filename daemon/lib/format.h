@@ -50,7 +50,8 @@ uint64_t rd_hist_count(const __u64 *buckets);
  * le="+Inf", @name_sum (seconds) and @name_count. le is the largest value
  * in nanoseconds a bucket holds (the samples are integer nanoseconds, so
  * "<= le" is exact), written in seconds. @labels is the escaped label list
- * without braces ("" for none). Returns the number of _bucket lines.
+ * without braces ("" for none: _sum and _count then have no braces).
+ * Returns the number of _bucket lines.
  */
 unsigned int rd_prom_hist(FILE *f, const char *name, const char *labels,
 			  const __u64 *buckets, uint64_t sum_ns,

@@ -348,6 +348,8 @@ static const char *cc_why(int e)
 		return "refused: the kernel is locked down (debugfs files that can be written are, see /sys/kernel/security/lockdown)";
 	case -EACCES:
 		return "permission denied (debugfs and cc_params are root's)";
+	case -EROFS:
+		return "read-only file system (roceccd.service: add ReadWritePaths=-/sys/kernel/debug/mlx5 in a drop-in for [hw] apply)";
 	case -ENODEV:
 		return "the port is not affiliated to an mlx5 function";
 	case -EBADMSG:

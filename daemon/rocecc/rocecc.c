@@ -18,11 +18,13 @@
  *   rocecc [-j [-p]] pfc headroom speed SPEED mtu BYTES cable LENGTH ...
  *   rocecc [-j [-p]] buffer show dev IF
  *   rocecc buffer set dev IF [prio-buffer P:B,...] [buffer-size B:SIZE,...]
+ *   rocecc [-j [-p]] doctor [dev NAME] [config FILE] [pidfile FILE]
  *   rocecc OBJECT help
  *   rocecc help
  *
  * Exit status: 0 success, 1 the kernel refused or something failed,
- * 2 bad command line.
+ * 2 bad command line; doctor: 0 every check passed, 1 a warning, 2 a
+ * failure (or a bad command line).
  *
  * This file parses the options and dispatches to the object's file
  * (cli.h lists them), and holds the error messages and the JSON output
@@ -41,6 +43,7 @@
 
 #include "cli.h"
 #include "dcb.h"
+#include "doctor.h"
 #include "flow.h"
 #include "latency.h"
 #include "top.h"
@@ -103,6 +106,17 @@ static const struct {
 	  "  rocecc buffer show dev IF      DCB buffers: priority to buffer, sizes\n"
 	  "  rocecc buffer set dev IF [prio-buffer P:B[,...]] [buffer-size B:SIZE[,...]]\n"
 	  "                                 B is 0..7 (or all); SIZE bytes, or K / M (1024)\n" },
+	{ "doctor",
+	  "  rocecc doctor [dev NAME] [config FILE] [pidfile FILE]\n"
+	  "                                 check every RoCE port (or NAME's: a netdev or\n"
+	  "                                 RDMA device) and the host: engine, qdisc, ECT,\n"
+	  "                                 CNP, PFC, buffers, MTU, GIDs, ACK timeouts,\n"
+	  "                                 roceccd, kernel, BTF; each PASS, SKIP, WARN or\n"
+	  "                                 FAIL with what was found, what was expected\n"
+	  "                                 and the command that fixes it; exit 0 pass,\n"
+	  "                                 1 warn, 2 fail. config: roceccd's (default\n"
+	  "                                 /etc/rocecc/roceccd.conf), pidfile: its pid\n"
+	  "                                 file (default: found in /proc)\n" },
 };
 
 static void usage(FILE *f)
@@ -132,7 +146,8 @@ static void usage(FILE *f)
 		"OPTIONS: -j JSON output, -p pretty JSON, -s statistics, -h help\n"
 		"         --hw-root DIR  for tests only: look for the mlx5 driver's\n"
 		"                        sysfs and debugfs under DIR instead of /\n"
-		"Exit status: 0 ok, 1 failed (the kernel's reason is shown), 2 usage.\n"
+		"Exit status: 0 ok, 1 failed (the kernel's reason is shown), 2 usage;\n"
+		"doctor: 0 pass, 1 warn, 2 fail.\n"
 		"See rocecc(8).\n");
 }
 
@@ -287,6 +302,14 @@ int main(int argc, char **argv)
 		if (argv[1][0] == 'p')
 			return cli_pfc(&po, argc - 2, argv + 2);
 		return cli_buffer(&po, argc - 2, argv + 2);
+	}
+	if (cli_matches(argv[1], "doctor")) {
+		struct cli_doctor_opts dop = { .json = c.json,
+					       .pretty = c.pretty,
+					       .hw_root = hw_root };
+
+		signal(SIGPIPE, SIG_DFL);
+		return cli_doctor(&dop, argc - 2, argv + 2);
 	}
 	if (cli_matches(argv[1], "param")) {
 		/* an mlx5 port's parameters are the firmware's */

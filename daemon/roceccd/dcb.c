@@ -358,15 +358,8 @@ void rd_dcb_sync(struct rd *rd, struct rd_netdev *nd)
 
 void rd_dcb_metrics(struct rd *rd, FILE *f)
 {
-	static const struct {
-		const char *name, *type, *help;
-	} fam[] = {
-		{ "rocecc_pfc_enabled", "gauge",
-		  "1 if PFC is enabled on the priority (IEEE pfc_en), read over DCB netlink each poll." },
-		{ "rocecc_pfc_requests_total", "counter",
-		  "PFC frames the netdev sent for the priority (IEEE PFC requests)." },
-		{ "rocecc_pfc_indications_total", "counter",
-		  "PFC frames the netdev received for the priority (IEEE PFC indications)." },
+	static const enum rd_family fam[] = {
+		RDF_PFC_ENABLED, RDF_PFC_REQUESTS, RDF_PFC_INDICATIONS,
 	};
 	char esc[2 * IF_NAMESIZE];
 	unsigned int k;
@@ -374,8 +367,7 @@ void rd_dcb_metrics(struct rd *rd, FILE *f)
 	int p;
 
 	for (k = 0; k < sizeof(fam) / sizeof(fam[0]); k++) {
-		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", fam[k].name,
-			fam[k].help, fam[k].name, fam[k].type);
+		rd_prom_family(f, fam[k]);
 		for (i = 0; i < rd->nnds; i++) {
 			const struct rd_netdev *nd = &rd->nds[i];
 
@@ -391,14 +383,13 @@ void rd_dcb_metrics(struct rd *rd, FILE *f)
 						      nd->dcb.pfc.indications[p];
 
 				fprintf(f, "%s{netdev=\"%s\",prio=\"%d\"} %" PRIu64 "\n",
-					fam[k].name, esc, p, v);
+					rd_fam(fam[k]), esc, p, v);
 			}
 		}
 		if (k)
-			rd_hw_pfc_lines(rd, f, fam[k].name, k == 1);
+			rd_hw_pfc_lines(rd, f, rd_fam(fam[k]), k == 1);
 	}
-	fprintf(f, "# HELP rocecc_pfc_buffer_bytes Size of the netdev's DCB buffer (dcbnl_buffer buffer_size).\n"
-		   "# TYPE rocecc_pfc_buffer_bytes gauge\n");
+	rd_prom_family(f, RDF_PFC_BUFFER_BYTES);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
@@ -406,11 +397,11 @@ void rd_dcb_metrics(struct rd *rd, FILE *f)
 			continue;
 		rd_prom_escape(nd->name, esc, sizeof(esc));
 		for (p = 0; p < DCBNL_BUFFERS; p++)
-			fprintf(f, "rocecc_pfc_buffer_bytes{netdev=\"%s\",buffer=\"%d\"} %u\n",
-				esc, p, nd->dcb.buf.buffer_size[p]);
+			fprintf(f, "%s{netdev=\"%s\",buffer=\"%d\"} %u\n",
+				rd_fam(RDF_PFC_BUFFER_BYTES), esc, p,
+				nd->dcb.buf.buffer_size[p]);
 	}
-	fprintf(f, "# HELP rocecc_pfc_priority_buffer The DCB buffer a priority is mapped to (dcbnl_buffer prio2buffer).\n"
-		   "# TYPE rocecc_pfc_priority_buffer gauge\n");
+	rd_prom_family(f, RDF_PFC_PRIO_BUFFER);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
@@ -418,14 +409,13 @@ void rd_dcb_metrics(struct rd *rd, FILE *f)
 			continue;
 		rd_prom_escape(nd->name, esc, sizeof(esc));
 		for (p = 0; p < DCBNL_PRIOS; p++)
-			fprintf(f, "rocecc_pfc_priority_buffer{netdev=\"%s\",prio=\"%d\"} %u\n",
-				esc, p, nd->dcb.buf.prio2buffer[p]);
+			fprintf(f, "%s{netdev=\"%s\",prio=\"%d\"} %u\n",
+				rd_fam(RDF_PFC_PRIO_BUFFER), esc, p,
+				nd->dcb.buf.prio2buffer[p]);
 	}
-	fprintf(f, "# HELP rocecc_pfc_config_changes_total PFC and buffer values roceccd changed to apply [pfc].\n"
-		   "# TYPE rocecc_pfc_config_changes_total counter\n"
-		   "rocecc_pfc_config_changes_total %" PRIu64 "\n"
-		   "# HELP rocecc_pfc_errors_total Failed DCB netlink reads and writes, and values that did not read back as set.\n"
-		   "# TYPE rocecc_pfc_errors_total counter\n"
-		   "rocecc_pfc_errors_total %" PRIu64 "\n",
-		   rd->pfc_changes, rd->pfc_errors);
+	rd_prom_family(f, RDF_PFC_CONFIG_CHANGES);
+	fprintf(f, "%s %" PRIu64 "\n", rd_fam(RDF_PFC_CONFIG_CHANGES),
+		rd->pfc_changes);
+	rd_prom_family(f, RDF_PFC_ERRORS);
+	fprintf(f, "%s %" PRIu64 "\n", rd_fam(RDF_PFC_ERRORS), rd->pfc_errors);
 }

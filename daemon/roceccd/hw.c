@@ -332,8 +332,7 @@ static void hw_param_metrics(struct rd *rd, FILE *f)
 	unsigned int id;
 	size_t i;
 
-	fprintf(f, "# HELP rocecc_hw_param A DCQCN parameter as the NIC firmware holds it (mlx5 cc_params), in rocecc's unit; read when the port is found and after every reload.\n"
-		   "# TYPE rocecc_hw_param gauge\n");
+	rd_prom_family(f, RDF_HW_PARAM);
 	for (i = 0; i < rd->nhws; i++) {
 		const struct rd_hw *h = &rd->hws[i];
 
@@ -345,34 +344,28 @@ static void hw_param_metrics(struct rd *rd, FILE *f)
 			    h->params.unused & BIT(id))
 				continue;
 			pi = rocecc_param_info(id);
-			fprintf(f, "rocecc_hw_param{netdev=\"%s\",name=\"%s\",unit=\"%s\"} %u\n",
-				esc, pi->name, pi->unit, h->params.p.v[id]);
+			fprintf(f, "%s{netdev=\"%s\",name=\"%s\",unit=\"%s\"} %u\n",
+				rd_fam(RDF_HW_PARAM), esc, pi->name, pi->unit, h->params.p.v[id]);
 		}
 	}
-	fprintf(f, "# HELP rocecc_hw_param_writes_total Firmware parameters written by [hw] apply.\n"
-		   "# TYPE rocecc_hw_param_writes_total counter\n");
+	rd_prom_family(f, RDF_HW_PARAM_WRITES);
 	for (i = 0; i < rd->nhws; i++) {
 		rd_prom_escape(hw_name(&rd->hws[i]), esc, sizeof(esc));
-		fprintf(f, "rocecc_hw_param_writes_total{netdev=\"%s\"} %" PRIu64 "\n",
-			esc, rd->hws[i].writes);
+		fprintf(f, "%s{netdev=\"%s\"} %" PRIu64 "\n",
+			rd_fam(RDF_HW_PARAM_WRITES), esc, rd->hws[i].writes);
 	}
-	fprintf(f, "# HELP rocecc_hw_errors_total Failed reads or writes of NIC firmware parameters.\n"
-		   "# TYPE rocecc_hw_errors_total counter\n"
-		   "rocecc_hw_errors_total %" PRIu64 "\n", rd->hw_errors);
+	rd_prom_family(f, RDF_HW_ERRORS);
+	fprintf(f, "%s %" PRIu64 "\n", rd_fam(RDF_HW_ERRORS), rd->hw_errors);
 }
 
 void rd_hw_metrics(struct rd *rd, FILE *f)
 {
 	static const struct {
-		const char *name, *help;
+		enum rd_family fam;
 		unsigned int pc;
 	} dur[] = {
-		{ "rocecc_pfc_paused_seconds_total",
-		  "Time the peer held the priority paused (mlx5 rx_prio<p>_pause_duration).",
-		  HWCC_PC_RX_PAUSE_DURATION },
-		{ "rocecc_pfc_pausing_seconds_total",
-		  "Time the netdev held the peer paused on the priority (mlx5 tx_prio<p>_pause_duration).",
-		  HWCC_PC_TX_PAUSE_DURATION },
+		{ RDF_PFC_PAUSED, HWCC_PC_RX_PAUSE_DURATION },
+		{ RDF_PFC_PAUSING, HWCC_PC_TX_PAUSE_DURATION },
 	};
 	char esc[2 * IF_NAMESIZE];
 	unsigned int k, p;
@@ -380,8 +373,7 @@ void rd_hw_metrics(struct rd *rd, FILE *f)
 
 	hw_param_metrics(rd, f);
 	for (k = 0; k < sizeof(dur) / sizeof(dur[0]); k++) {
-		fprintf(f, "# HELP %s %s\n# TYPE %s counter\n", dur[k].name,
-			dur[k].help, dur[k].name);
+		rd_prom_family(f, dur[k].fam);
 		for (i = 0; i < rd->nhws; i++) {
 			const struct rd_hw *h = &rd->hws[i];
 
@@ -391,20 +383,20 @@ void rd_hw_metrics(struct rd *rd, FILE *f)
 			for (p = 0; p < DCBNL_PRIOS; p++)
 				if (h->cnt.pc_have[p] & BIT(dur[k].pc))
 					fprintf(f, "%s{netdev=\"%s\",prio=\"%u\",engine=\"hw\"} %.6f\n",
-						dur[k].name, esc, p,
+						rd_fam(dur[k].fam), esc, p,
 						h->cnt.pc[p][dur[k].pc] / 1e6);
 		}
 	}
-	fprintf(f, "# HELP rocecc_hw_pfc_storm_events_total The NIC firmware's own PFC storm prevention: pausing long (warning), pausing so long it stopped sending pause frames (error).\n"
-		   "# TYPE rocecc_hw_pfc_storm_events_total counter\n");
+	rd_prom_family(f, RDF_HW_PFC_STORM_EVENTS);
 	for (i = 0; i < rd->nhws; i++) {
 		const struct rd_hw *h = &rd->hws[i];
 
 		if (!h->have_cnt || !h->cnt.have_storm)
 			continue;
 		rd_prom_escape(hw_name(h), esc, sizeof(esc));
-		fprintf(f, "rocecc_hw_pfc_storm_events_total{netdev=\"%s\",kind=\"warning\"} %" PRIu64 "\n"
-			   "rocecc_hw_pfc_storm_events_total{netdev=\"%s\",kind=\"error\"} %" PRIu64 "\n",
-			esc, h->cnt.storm_warning, esc, h->cnt.storm_error);
+		fprintf(f, "%s{netdev=\"%s\",kind=\"warning\"} %" PRIu64 "\n"
+			   "%s{netdev=\"%s\",kind=\"error\"} %" PRIu64 "\n",
+			rd_fam(RDF_HW_PFC_STORM_EVENTS), esc, h->cnt.storm_warning,
+			rd_fam(RDF_HW_PFC_STORM_EVENTS), esc, h->cnt.storm_error);
 	}
 }

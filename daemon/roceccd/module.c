@@ -324,7 +324,7 @@ static int rd_mod_stat_cb(const struct nlmsghdr *nlh, void *data)
 		mnl_attr_for_each_nested(s, a) {
 			uint16_t t = mnl_attr_get_type(s);
 
-			if (t >= __ROCECC_STAT_MAX || !cli_stat_name(t) ||
+			if (t >= __ROCECC_STAT_MAX ||
 			    mnl_attr_get_payload_len(s) != 8 || !c->mf[t])
 				continue;
 			fprintf(c->mf[t], "{netdev=\"%s\",engine=\"module\"} %" PRIu64 "\n",
@@ -342,22 +342,20 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 	size_t i;
 	int err;
 
-	fprintf(f, "# HELP rocecc_module_attached 1 if rocecc.ko is attached to the netdev and this daemon attached it, 2 if it found it attached (adopted), 0 if not.\n"
-		   "# TYPE rocecc_module_attached gauge\n");
+	rd_prom_family(f, RDF_MODULE_ATTACHED);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
 		char esc[2 * IF_NAMESIZE];
 
 		rd_prom_escape(nd->name, esc, sizeof(esc));
-		fprintf(f, "rocecc_module_attached{netdev=\"%s\"} %d\n", esc,
-			nd->mod_attached ? 1 : nd->mod_gen ? 2 : 0);
+		fprintf(f, "%s{netdev=\"%s\"} %d\n", rd_fam(RDF_MODULE_ATTACHED),
+			esc, nd->mod_attached ? 1 : nd->mod_gen ? 2 : 0);
 	}
-	fprintf(f, "# HELP rocecc_module_errors_total Failed requests to rocecc.ko (attach, detach, configure, read).\n"
-		   "# TYPE rocecc_module_errors_total counter\n"
-		   "rocecc_module_errors_total %" PRIu64 "\n", rd->mod_errors);
+	rd_prom_family(f, RDF_MODULE_ERRORS);
+	fprintf(f, "%s %" PRIu64 "\n", rd_fam(RDF_MODULE_ERRORS), rd->mod_errors);
 	for (t = 0; t < __ROCECC_STAT_MAX; t++)
-		if (cli_stat_name(t))
+		if (rd_family_of_stat(t))
 			c.mf[t] = open_memstream(&c.lines[t], &c.len[t]);
 	err = -ENOTCONN;
 	if (rd->mod_open) {
@@ -369,24 +367,19 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 	 * of the NICs that count the same in firmware (engine="hw", hw.c).
 	 */
 	for (t = 0; t < __ROCECC_STAT_MAX; t++) {
-		const char *name = cli_stat_name(t);
-		bool gauge = t == ROCECC_STAT_FLOWS;
+		enum rd_family fam = rd_family_of_stat(t);
 		bool mod = !err && c.ndev;
-		char *line, *save = NULL, fam[64];
+		char *line, *save = NULL;
 
 		if (!c.mf[t])
 			continue;
 		fclose(c.mf[t]);
-		snprintf(fam, sizeof(fam), "rocecc_module_%s%s", name,
-			 gauge ? "" : "_total");
 		if (mod || rd_hw_has_stat(rd, t))
-			fprintf(f, "# HELP %s rocecc.ko counter %s of the netdev (rocecc dev show -s), or the NIC firmware's counter of that name (engine=\"hw\").\n"
-				   "# TYPE %s %s\n",
-				fam, name, fam, gauge ? "gauge" : "counter");
+			rd_prom_family(f, fam);
 		for (line = strtok_r(c.lines[t], "\n", &save); mod && line;
 		     line = strtok_r(NULL, "\n", &save))
-			fprintf(f, "%s%s\n", fam, line);
-		rd_hw_stat_lines(rd, f, fam, t);
+			fprintf(f, "%s%s\n", rd_fam(fam), line);
+		rd_hw_stat_lines(rd, f, rd_fam(fam), t);
 		free(c.lines[t]);
 	}
 	if (err && rd->mod_open) {

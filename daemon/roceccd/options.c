@@ -38,6 +38,7 @@ int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 	static const struct option opts[] = {
 		{ "config", required_argument, NULL, 'c' },
 		{ "check-config", no_argument, NULL, 'C' },
+		{ "list-metrics", no_argument, NULL, 'M' },
 		{ "listen", required_argument, NULL, 'l' },
 		{ "port", required_argument, NULL, 'p' },
 		{ "interval", required_argument, NULL, 'i' },
@@ -64,6 +65,9 @@ int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 			break;
 		case 'C':
 			cl->check = true;
+			break;
+		case 'M':
+			cl->list = true;
 			break;
 		case 'l':
 			if (inet_pton(AF_INET, optarg, &a4) != 1 &&

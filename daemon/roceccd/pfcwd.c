@@ -670,25 +670,16 @@ void rd_pfcwd_release(struct rd *rd, struct rd_netdev *nd)
 
 void rd_pfcwd_metrics(struct rd *rd, FILE *f)
 {
-	static const struct {
-		const char *name, *type, *help;
-	} wfam[] = {
-		{ "rocecc_pfcwd_state", "gauge",
-		  "PFC watchdog state of the priority: 0 ok, 1 storm, 2 PFC off (by the operator)." },
-		{ "rocecc_pfcwd_storms_total", "counter",
-		  "PFC storms the watchdog detected on the priority." },
-		{ "rocecc_pfcwd_restorations_total", "counter",
-		  "PFC storms on the priority that ended (restoration_time without PFC frames)." },
-		{ "rocecc_pfcwd_pfc_disabled", "gauge",
-		  "1 while the watchdog holds PFC off on the priority (action = disable)." },
+	static const enum rd_family wfam[] = {
+		RDF_PFCWD_STATE, RDF_PFCWD_STORMS, RDF_PFCWD_RESTORATIONS,
+		RDF_PFCWD_PFC_DISABLED,
 	};
 	char esc[2 * IF_NAMESIZE];
 	unsigned int k, p, b;
 	size_t i;
 
 	for (k = 0; k < sizeof(wfam) / sizeof(wfam[0]); k++) {
-		fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", wfam[k].name,
-			wfam[k].help, wfam[k].name, wfam[k].type);
+		rd_prom_family(f, wfam[k]);
 		for (i = 0; i < rd->nnds; i++) {
 			const struct rd_netdev *nd = &rd->nds[i];
 
@@ -704,12 +695,11 @@ void rd_pfcwd_metrics(struct rd *rd, FILE *f)
 				    k == 2 ? w->restorations :
 					     !!(nd->wd_disabled & 1u << p);
 				fprintf(f, "%s{netdev=\"%s\",prio=\"%u\"} %" PRIu64 "\n",
-					wfam[k].name, esc, p, v);
+					rd_fam(wfam[k]), esc, p, v);
 			}
 		}
 	}
-	fprintf(f, "# HELP rocecc_pfctune_buffer_bytes Size of a buffer the PFC buffer tuner tunes, as read this poll.\n"
-		   "# TYPE rocecc_pfctune_buffer_bytes gauge\n");
+	rd_prom_family(f, RDF_PFCTUNE_BUFFER_BYTES);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
@@ -718,11 +708,11 @@ void rd_pfcwd_metrics(struct rd *rd, FILE *f)
 		rd_prom_escape(nd->name, esc, sizeof(esc));
 		for (b = 0; b < DCBNL_BUFFERS; b++)
 			if (nd->tune_bufs & 1u << b)
-				fprintf(f, "rocecc_pfctune_buffer_bytes{netdev=\"%s\",buffer=\"%u\"} %u\n",
-					esc, b, nd->dcb.buf.buffer_size[b]);
+				fprintf(f, "%s{netdev=\"%s\",buffer=\"%u\"} %u\n",
+					rd_fam(RDF_PFCTUNE_BUFFER_BYTES), esc,
+					b, nd->dcb.buf.buffer_size[b]);
 	}
-	fprintf(f, "# HELP rocecc_pfctune_changes_total Buffer size changes the tuner made, by direction.\n"
-		   "# TYPE rocecc_pfctune_changes_total counter\n");
+	rd_prom_family(f, RDF_PFCTUNE_CHANGES);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
@@ -731,43 +721,44 @@ void rd_pfcwd_metrics(struct rd *rd, FILE *f)
 			if (!(nd->tune_bufs & 1u << b) &&
 			    !nd->tune_changes[b][0] && !nd->tune_changes[b][1])
 				continue;
-			fprintf(f, "rocecc_pfctune_changes_total{netdev=\"%s\",buffer=\"%u\",dir=\"up\"} %" PRIu64 "\n"
-				   "rocecc_pfctune_changes_total{netdev=\"%s\",buffer=\"%u\",dir=\"down\"} %" PRIu64 "\n",
-				esc, b, nd->tune_changes[b][0], esc, b,
+			fprintf(f, "%s{netdev=\"%s\",buffer=\"%u\",dir=\"up\"} %" PRIu64 "\n"
+				   "%s{netdev=\"%s\",buffer=\"%u\",dir=\"down\"} %" PRIu64 "\n",
+				rd_fam(RDF_PFCTUNE_CHANGES), esc, b,
+				nd->tune_changes[b][0],
+				rd_fam(RDF_PFCTUNE_CHANGES), esc, b,
 				nd->tune_changes[b][1]);
 		}
 	}
-	fprintf(f, "# HELP rocecc_pfctune_proposals_total Buffer size changes the tuner would have made (tune = dry-run).\n"
-		   "# TYPE rocecc_pfctune_proposals_total counter\n");
+	rd_prom_family(f, RDF_PFCTUNE_PROPOSALS);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
 		rd_prom_escape(nd->name, esc, sizeof(esc));
 		for (b = 0; b < DCBNL_BUFFERS; b++)
 			if ((nd->tune_bufs & 1u << b) || nd->tune_proposals[b])
-				fprintf(f, "rocecc_pfctune_proposals_total{netdev=\"%s\",buffer=\"%u\"} %" PRIu64 "\n",
-					esc, b, nd->tune_proposals[b]);
+				fprintf(f, "%s{netdev=\"%s\",buffer=\"%u\"} %" PRIu64 "\n",
+					rd_fam(RDF_PFCTUNE_PROPOSALS), esc, b,
+					nd->tune_proposals[b]);
 	}
-	fprintf(f, "# HELP rocecc_pfctune_proposed_bytes The size the tuner last proposed for the buffer (tune = dry-run).\n"
-		   "# TYPE rocecc_pfctune_proposed_bytes gauge\n");
+	rd_prom_family(f, RDF_PFCTUNE_PROPOSED_BYTES);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
 		rd_prom_escape(nd->name, esc, sizeof(esc));
 		for (b = 0; b < DCBNL_BUFFERS; b++)
 			if (nd->tune_proposals[b])
-				fprintf(f, "rocecc_pfctune_proposed_bytes{netdev=\"%s\",buffer=\"%u\"} %u\n",
-					esc, b, nd->tune_proposed[b]);
+				fprintf(f, "%s{netdev=\"%s\",buffer=\"%u\"} %u\n",
+					rd_fam(RDF_PFCTUNE_PROPOSED_BYTES), esc,
+					b, nd->tune_proposed[b]);
 	}
-	fprintf(f, "# HELP rocecc_pfctune_tail_seconds p99.9 message completion of the netdev's flows over the straggler window, the tuner's latency input (absent: no sample).\n"
-		   "# TYPE rocecc_pfctune_tail_seconds gauge\n");
+	rd_prom_family(f, RDF_PFCTUNE_TAIL);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
 		if (!nd->tail_samples || !nd->tune_bufs)
 			continue;
 		rd_prom_escape(nd->name, esc, sizeof(esc));
-		fprintf(f, "rocecc_pfctune_tail_seconds{netdev=\"%s\"} %.9f\n",
+		fprintf(f, "%s{netdev=\"%s\"} %.9f\n", rd_fam(RDF_PFCTUNE_TAIL),
 			esc, (double)nd->tail_ns / 1e9);
 	}
 }

@@ -53,26 +53,27 @@ static int rd_stats(struct rd *rd, struct flowmon_stats *sum)
 
 /* ---- Prometheus --------------------------------------------------------- */
 
-#define RD_COUNTER(field, name, help) { offsetof(struct flowmon_flow, field), name, help }
+#define RD_COUNTER(field, name, fam) { offsetof(struct flowmon_flow, field), name, RDF_##fam }
 
+/* The flow's counters: /flows.json's key and the /metrics family. */
 const struct rd_counter rd_counters[] = {
-	RD_COUNTER(tx_pkts, "tx_packets", "RoCE packets sent"),
-	RD_COUNTER(tx_bytes, "tx_bytes", "RoCE bytes sent, IP header to ICRC"),
-	RD_COUNTER(rx_pkts, "rx_packets", "RoCE packets received"),
-	RD_COUNTER(rx_bytes, "rx_bytes", "RoCE bytes received, IP header to ICRC"),
-	RD_COUNTER(rx_ce, "rx_ce_marked_packets", "RoCE packets received with ECN CE"),
-	RD_COUNTER(tx_cnp, "tx_cnp", "CNPs sent"),
-	RD_COUNTER(rx_cnp, "rx_cnp", "CNPs received"),
-	RD_COUNTER(tx_ackreq, "tx_ackreq_requests", "new requests sent with AckReq (RTT probes)"),
-	RD_COUNTER(tx_msgs, "tx_messages", "messages whose last packet was sent"),
-	RD_COUNTER(tx_retrans, "tx_retransmitted_packets", "retransmitted request packets"),
-	RD_COUNTER(rx_acks, "rx_acks", "positive ACKs received"),
-	RD_COUNTER(rx_nak_seq, "rx_nak_sequence_errors", "NAKs received: PSN sequence error"),
-	RD_COUNTER(rx_nak_other, "rx_nak_other", "NAKs received: invalid request, access, other"),
-	RD_COUNTER(rx_rnr_nak, "rx_rnr_naks", "RNR NAKs received"),
-	RD_COUNTER(rtt_karn, "rtt_probes_retransmitted", "RTT probes dropped: retransmitted (Karn)"),
-	RD_COUNTER(rtt_overrun, "rtt_probes_overrun", "RTT probes dropped: probe table wrapped"),
-	RD_COUNTER(mct_overrun, "messages_untimed", "messages not timed: pending ring full"),
+	RD_COUNTER(tx_pkts, "tx_packets", FLOW_TX_PACKETS),
+	RD_COUNTER(tx_bytes, "tx_bytes", FLOW_TX_BYTES),
+	RD_COUNTER(rx_pkts, "rx_packets", FLOW_RX_PACKETS),
+	RD_COUNTER(rx_bytes, "rx_bytes", FLOW_RX_BYTES),
+	RD_COUNTER(rx_ce, "rx_ce_marked_packets", FLOW_RX_CE),
+	RD_COUNTER(tx_cnp, "tx_cnp", FLOW_TX_CNP),
+	RD_COUNTER(rx_cnp, "rx_cnp", FLOW_RX_CNP),
+	RD_COUNTER(tx_ackreq, "tx_ackreq_requests", FLOW_TX_ACKREQ),
+	RD_COUNTER(tx_msgs, "tx_messages", FLOW_TX_MSGS),
+	RD_COUNTER(tx_retrans, "tx_retransmitted_packets", FLOW_TX_RETRANS),
+	RD_COUNTER(rx_acks, "rx_acks", FLOW_RX_ACKS),
+	RD_COUNTER(rx_nak_seq, "rx_nak_sequence_errors", FLOW_RX_NAK_SEQ),
+	RD_COUNTER(rx_nak_other, "rx_nak_other", FLOW_RX_NAK_OTHER),
+	RD_COUNTER(rx_rnr_nak, "rx_rnr_naks", FLOW_RX_RNR_NAK),
+	RD_COUNTER(rtt_karn, "rtt_probes_retransmitted", FLOW_RTT_KARN),
+	RD_COUNTER(rtt_overrun, "rtt_probes_overrun", FLOW_RTT_OVERRUN),
+	RD_COUNTER(mct_overrun, "messages_untimed", FLOW_MCT_OVERRUN),
 };
 
 const unsigned int rd_ncounters = sizeof(rd_counters) / sizeof(rd_counters[0]);
@@ -109,25 +110,23 @@ static void prom_flow(struct rd *rd, const struct rd_flow_view *v,
 
 		memcpy(&val, (const char *)f + rd_counters[c->pass].off,
 		       sizeof(val));
-		fprintf(c->f, "rocecc_flow_%s_total{%s} %" PRIu64 "\n",
-			rd_counters[c->pass].name, labels, val);
+		fprintf(c->f, "%s{%s} %" PRIu64 "\n",
+			rd_fam(rd_counters[c->pass].fam), labels, val);
 		return;
 	}
 	if (c->rtt)
-		rd_prom_hist(c->f, "rocecc_flow_rtt_seconds", labels,
+		rd_prom_hist(c->f, rd_fam(RDF_FLOW_RTT), labels,
 			     f->rtt.bucket, f->rtt.sum_ns, rd->conf.per_octave);
 	else
-		rd_prom_hist(c->f, "rocecc_flow_message_completion_seconds",
-			     labels, f->mct.bucket, f->mct.sum_ns,
-			     rd->conf.per_octave);
+		rd_prom_hist(c->f, rd_fam(RDF_FLOW_MCT), labels, f->mct.bucket,
+			     f->mct.sum_ns, rd->conf.per_octave);
 }
 
-static void rd_prom_stat(FILE *f, const char *name, const char *help,
-			 uint64_t v)
+/* A family of one series without labels. */
+static void rd_prom_stat(FILE *f, enum rd_family fam, uint64_t v)
 {
-	fprintf(f, "# HELP rocecc_flowmon_%s_total %s\n", name, help);
-	fprintf(f, "# TYPE rocecc_flowmon_%s_total counter\n", name);
-	fprintf(f, "rocecc_flowmon_%s_total %" PRIu64 "\n", name, v);
+	rd_prom_family(f, fam);
+	fprintf(f, "%s %" PRIu64 "\n", rd_fam(fam), v);
 }
 
 /* Straggler state and rank-map groups of every flow. */
@@ -136,30 +135,27 @@ static void rd_prom_groups(struct rd *rd, const struct rd_snap *snap, FILE *f)
 	char labels[1024];
 	size_t i;
 
-	fprintf(f, "# HELP rocecc_flow_straggler 1 if the flow's message completion p99 over the window exceeds its group's median by the configured factor.\n"
-		   "# TYPE rocecc_flow_straggler gauge\n");
+	rd_prom_family(f, RDF_FLOW_STRAGGLER);
 	for (i = 0; i < snap->n; i++) {
 		const struct rd_fstate *st = rd_fstate_find(rd, &snap->v[i].key);
 
 		rd_labels(&snap->v[i], labels, sizeof(labels));
-		fprintf(f, "rocecc_flow_straggler{%s} %d\n", labels,
+		fprintf(f, "%s{%s} %d\n", rd_fam(RDF_FLOW_STRAGGLER), labels,
 			st && st->straggler);
 	}
-	fprintf(f, "# HELP rocecc_flow_window_message_completion_p99_seconds Message completion p99 over the straggler window (absent: no message in it).\n"
-		   "# TYPE rocecc_flow_window_message_completion_p99_seconds gauge\n");
+	rd_prom_family(f, RDF_FLOW_WINDOW_P99);
 	for (i = 0; i < snap->n; i++) {
 		const struct rd_fstate *st = rd_fstate_find(rd, &snap->v[i].key);
 
 		if (!st || !st->win_samples)
 			continue;
 		rd_labels(&snap->v[i], labels, sizeof(labels));
-		fprintf(f, "rocecc_flow_window_message_completion_p99_seconds{%s} %.9f\n",
+		fprintf(f, "%s{%s} %.9f\n", rd_fam(RDF_FLOW_WINDOW_P99),
 			labels, (double)st->win_p99_ns / 1e9);
 	}
 	if (!rd->have_rmap)
 		return;
-	fprintf(f, "# HELP rocecc_flow_group_info A parallel group (rank map) the flow serves.\n"
-		   "# TYPE rocecc_flow_group_info gauge\n");
+	rd_prom_family(f, RDF_FLOW_GROUP_INFO);
 	for (i = 0; i < snap->n; i++) {
 		uint64_t keys[RD_MAX_GROUPS];
 		size_t n, k;
@@ -170,8 +166,8 @@ static void rd_prom_groups(struct rd *rd, const struct rd_snap *snap, FILE *f)
 			char g[64];
 
 			rd_group_label(keys[k], &snap->v[i], g, sizeof(g));
-			fprintf(f, "rocecc_flow_group_info{%s,group=\"%s\"} 1\n",
-				labels, g);
+			fprintf(f, "%s{%s,group=\"%s\"} 1\n",
+				rd_fam(RDF_FLOW_GROUP_INFO), labels, g);
 		}
 	}
 }
@@ -226,7 +222,13 @@ static void rd_agg_add(struct rd_agg *g, const struct flowmon_flow *f)
 static void rd_prom_aggregates(struct rd *rd, const struct rd_snap *snap,
 			       FILE *f)
 {
-	static const char *const what[] = { "process", "peer", "netdev", "group" };
+	/* per aggregate: flows, tx bytes, rx bytes, message completion */
+	static const enum rd_family fam[4][4] = {
+		{ RDF_PROCESS_FLOWS, RDF_PROCESS_TX_BYTES, RDF_PROCESS_RX_BYTES, RDF_PROCESS_MCT },
+		{ RDF_PEER_FLOWS, RDF_PEER_TX_BYTES, RDF_PEER_RX_BYTES, RDF_PEER_MCT },
+		{ RDF_NETDEV_FLOWS, RDF_NETDEV_TX_BYTES, RDF_NETDEV_RX_BYTES, RDF_NETDEV_MCT },
+		{ RDF_GROUP_FLOWS, RDF_GROUP_TX_BYTES, RDF_GROUP_RX_BYTES, RDF_GROUP_MCT },
+	};
 	struct rd_agg *a = NULL;
 	size_t n, cap, i, k, w;
 
@@ -266,32 +268,23 @@ static void rd_prom_aggregates(struct rd *rd, const struct rd_snap *snap,
 		}
 		if (w == 3 && !n)
 			break;
-		fprintf(f, "# HELP rocecc_%s_flows Flows in the table, by %s.\n"
-			   "# TYPE rocecc_%s_flows gauge\n", what[w], what[w], what[w]);
+		rd_prom_family(f, fam[w][0]);
 		for (i = 0; i < n; i++)
-			fprintf(f, "rocecc_%s_flows{%s} %" PRIu64 "\n", what[w],
+			fprintf(f, "%s{%s} %" PRIu64 "\n", rd_fam(fam[w][0]),
 				a[i].labels, a[i].flows);
-		fprintf(f, "# HELP rocecc_%s_tx_bytes_total RoCE bytes sent by the flows in the table, by %s.\n"
-			   "# TYPE rocecc_%s_tx_bytes_total counter\n", what[w], what[w], what[w]);
+		rd_prom_family(f, fam[w][1]);
 		for (i = 0; i < n; i++)
-			fprintf(f, "rocecc_%s_tx_bytes_total{%s} %" PRIu64 "\n",
-				what[w], a[i].labels, a[i].tx_bytes);
-		fprintf(f, "# HELP rocecc_%s_rx_bytes_total RoCE bytes received by the flows in the table, by %s.\n"
-			   "# TYPE rocecc_%s_rx_bytes_total counter\n", what[w], what[w], what[w]);
+			fprintf(f, "%s{%s} %" PRIu64 "\n", rd_fam(fam[w][1]),
+				a[i].labels, a[i].tx_bytes);
+		rd_prom_family(f, fam[w][2]);
 		for (i = 0; i < n; i++)
-			fprintf(f, "rocecc_%s_rx_bytes_total{%s} %" PRIu64 "\n",
-				what[w], a[i].labels, a[i].rx_bytes);
-		fprintf(f, "# HELP rocecc_%s_message_completion_seconds Message completion time of the flows in the table, by %s.\n"
-			   "# TYPE rocecc_%s_message_completion_seconds histogram\n",
-			what[w], what[w], what[w]);
-		for (i = 0; i < n; i++) {
-			char name[64];
-
-			snprintf(name, sizeof(name),
-				 "rocecc_%s_message_completion_seconds", what[w]);
-			rd_prom_hist(f, name, a[i].labels, a[i].mct.bucket,
-				     a[i].mct.sum_ns, rd->conf.per_octave);
-		}
+			fprintf(f, "%s{%s} %" PRIu64 "\n", rd_fam(fam[w][2]),
+				a[i].labels, a[i].rx_bytes);
+		rd_prom_family(f, fam[w][3]);
+		for (i = 0; i < n; i++)
+			rd_prom_hist(f, rd_fam(fam[w][3]), a[i].labels,
+				     a[i].mct.bucket, a[i].mct.sum_ns,
+				     rd->conf.per_octave);
 	}
 	free(a);
 }
@@ -347,13 +340,13 @@ static void rd_prom_hw(struct rd *rd, FILE *f)
 				if (fgets(line, sizeof(line), cf) &&
 				    sscanf(line, "%llu", &v) == 1) {
 					if (!header) {
-						fprintf(f, "# HELP rocecc_rdma_hw_stat_total An RDMA device port's hw_counters entry (sysfs), by name.\n"
-							   "# TYPE rocecc_rdma_hw_stat_total counter\n");
+						rd_prom_family(f, RDF_RDMA_HW_STAT);
 						header = true;
 					}
 					rd_prom_escape(ce->d_name, ename, sizeof(ename));
-					fprintf(f, "rocecc_rdma_hw_stat_total{dev=\"%s\",port=\"%s\",name=\"%s\"} %llu\n",
-						edev, pe->d_name, ename, v);
+					fprintf(f, "%s{dev=\"%s\",port=\"%s\",name=\"%s\"} %llu\n",
+						rd_fam(RDF_RDMA_HW_STAT), edev,
+						pe->d_name, ename, v);
 				}
 				fclose(cf);
 			}
@@ -370,47 +363,39 @@ void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 	unsigned int i, nflows, nqps = 0;
 	size_t j;
 
-	for (i = 0; i < sizeof(rd_counters) / sizeof(rd_counters[0]); i++) {
-		fprintf(f, "# HELP rocecc_flow_%s_total %s.\n",
-			rd_counters[i].name, rd_counters[i].help);
-		fprintf(f, "# TYPE rocecc_flow_%s_total counter\n",
-			rd_counters[i].name);
+	for (i = 0; i < rd_ncounters; i++) {
+		rd_prom_family(f, rd_counters[i].fam);
 		c.pass = i;
 		rd_snap_each(rd, snap, prom_flow, &c);
 	}
 	c.pass = ~0u;
-	fprintf(f, "# HELP rocecc_flow_message_completion_seconds Message completion time on the wire: first packet sent to the ACK that completes the message.\n"
-		   "# TYPE rocecc_flow_message_completion_seconds histogram\n");
+	rd_prom_family(f, RDF_FLOW_MCT);
 	c.rtt = false;
 	rd_snap_each(rd, snap, prom_flow, &c);
-	fprintf(f, "# HELP rocecc_flow_rtt_seconds Request with AckReq to the response carrying its PSN.\n"
-		   "# TYPE rocecc_flow_rtt_seconds histogram\n");
+	rd_prom_family(f, RDF_FLOW_RTT);
 	c.rtt = true;
 	nflows = rd_snap_each(rd, snap, prom_flow, &c);
 
 	if (!rd_stats(rd, &st)) {
-		rd_prom_stat(f, "tx_unknown_packets", "Egress RoCE packets of no flow.", st.tx_unknown_pkts);
-		rd_prom_stat(f, "tx_unknown_bytes", "Egress RoCE bytes of no flow.", st.tx_unknown_bytes);
-		rd_prom_stat(f, "rx_unknown_packets", "Ingress RoCE packets for a QP not (yet) known.", st.rx_unknown_pkts);
-		rd_prom_stat(f, "rx_unknown_bytes", "Ingress RoCE bytes for a QP not (yet) known.", st.rx_unknown_bytes);
-		rd_prom_stat(f, "tx_malformed_packets", "Egress packets to port 4791, truncated or malformed.", st.tx_malformed);
-		rd_prom_stat(f, "rx_malformed_packets", "Ingress packets to port 4791, truncated or malformed.", st.rx_malformed);
-		rd_prom_stat(f, "flow_table_full", "New flows not created: table full.", st.flow_full);
-		rd_prom_stat(f, "flows_replaced", "Flows restarted: their remote QP now pairs with another local QP.", st.flow_replaced);
+		rd_prom_stat(f, RDF_FLOWMON_TX_UNKNOWN_PKTS, st.tx_unknown_pkts);
+		rd_prom_stat(f, RDF_FLOWMON_TX_UNKNOWN_BYTES, st.tx_unknown_bytes);
+		rd_prom_stat(f, RDF_FLOWMON_RX_UNKNOWN_PKTS, st.rx_unknown_pkts);
+		rd_prom_stat(f, RDF_FLOWMON_RX_UNKNOWN_BYTES, st.rx_unknown_bytes);
+		rd_prom_stat(f, RDF_FLOWMON_TX_MALFORMED, st.tx_malformed);
+		rd_prom_stat(f, RDF_FLOWMON_RX_MALFORMED, st.rx_malformed);
+		rd_prom_stat(f, RDF_FLOWMON_FLOW_FULL, st.flow_full);
+		rd_prom_stat(f, RDF_FLOWMON_FLOW_REPLACED, st.flow_replaced);
 	}
 	for (j = 0; j < rd->nqps; j++)
 		nqps += !rd->qps[j].gone;
-	fprintf(f, "# HELP rocecc_flows Flows in the flow table.\n"
-		   "# TYPE rocecc_flows gauge\nrocecc_flows %u\n", nflows);
-	fprintf(f, "# HELP rocecc_qps RC/UC QPs in RTR or later on RoCE ports.\n"
-		   "# TYPE rocecc_qps gauge\nrocecc_qps %u\n", nqps);
-	fprintf(f, "# HELP rocecc_netdevs RoCE netdevs with flowmon attached.\n"
-		   "# TYPE rocecc_netdevs gauge\nrocecc_netdevs %zu\n", rd->nnds);
-	fprintf(f, "# HELP rocecc_netdev_info A RoCE netdev with flowmon attached, and its RDMA device.\n"
-		   "# TYPE rocecc_netdev_info gauge\n");
+	rd_prom_stat(f, RDF_FLOWS, nflows);
+	rd_prom_stat(f, RDF_QPS, nqps);
+	rd_prom_stat(f, RDF_NETDEVS, rd->nnds);
+	rd_prom_family(f, RDF_NETDEV_INFO);
 	for (j = 0; j < rd->nnds; j++)
-		fprintf(f, "rocecc_netdev_info{dev=\"%s\",netdev=\"%s\",ifindex=\"%" PRIu32 "\"} 1\n",
-			rd->nds[j].dev, rd->nds[j].name, rd->nds[j].ifindex);
+		fprintf(f, "%s{dev=\"%s\",netdev=\"%s\",ifindex=\"%" PRIu32 "\"} 1\n",
+			rd_fam(RDF_NETDEV_INFO), rd->nds[j].dev,
+			rd->nds[j].name, rd->nds[j].ifindex);
 	rd_prom_groups(rd, snap, f);
 	rd_prom_aggregates(rd, snap, f);
 	rd_prom_hw(rd, f);
@@ -418,22 +403,10 @@ void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 	rd_dcb_metrics(rd, f);
 	rd_pfcwd_metrics(rd, f);
 	rd_hw_metrics(rd, f);
-	fprintf(f, "# HELP rocecc_stragglers Flows flagged as stragglers now.\n"
-		   "# TYPE rocecc_stragglers gauge\nrocecc_stragglers %u\n",
-		rd->nstragglers);
-	fprintf(f, "# HELP rocecc_stragglers_flagged_total Times a flow was flagged as a straggler.\n"
-		   "# TYPE rocecc_stragglers_flagged_total counter\n"
-		   "rocecc_stragglers_flagged_total %" PRIu64 "\n", rd->straggler_flagged);
-	fprintf(f, "# HELP rocecc_config_reloads_total Configuration reloads (SIGHUP) applied.\n"
-		   "# TYPE rocecc_config_reloads_total counter\n"
-		   "rocecc_config_reloads_total %" PRIu64 "\n", rd->reloads);
-	fprintf(f, "# HELP rocecc_config_reload_errors_total Configuration reloads refused (bad file); the previous configuration stays.\n"
-		   "# TYPE rocecc_config_reload_errors_total counter\n"
-		   "rocecc_config_reload_errors_total %" PRIu64 "\n", rd->reload_errors);
-	fprintf(f, "# HELP rocecc_discovery_polls_total RDMA netlink discovery rounds.\n"
-		   "# TYPE rocecc_discovery_polls_total counter\n"
-		   "rocecc_discovery_polls_total %" PRIu64 "\n", rd->polls);
-	fprintf(f, "# HELP rocecc_discovery_errors_total Failed RDMA netlink requests or attachments.\n"
-		   "# TYPE rocecc_discovery_errors_total counter\n"
-		   "rocecc_discovery_errors_total %" PRIu64 "\n", rd->poll_errors);
+	rd_prom_stat(f, RDF_STRAGGLERS, rd->nstragglers);
+	rd_prom_stat(f, RDF_STRAGGLERS_FLAGGED, rd->straggler_flagged);
+	rd_prom_stat(f, RDF_CONFIG_RELOADS, rd->reloads);
+	rd_prom_stat(f, RDF_CONFIG_RELOAD_ERRORS, rd->reload_errors);
+	rd_prom_stat(f, RDF_DISCOVERY_POLLS, rd->polls);
+	rd_prom_stat(f, RDF_DISCOVERY_ERRORS, rd->poll_errors);
 }

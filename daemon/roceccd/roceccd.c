@@ -83,6 +83,9 @@ static void usage(FILE *f)
 		"                           used if it exists); flags below override it\n"
 		"      --check-config       check the configuration (and rank map), print\n"
 		"                           the effective one, exit 0 or 1\n"
+		"      --list-metrics       print the HELP and TYPE lines of every metric\n"
+		"                           family /metrics can export, and each histogram\n"
+		"                           empty (its le bounds), exit 0 or 1\n"
 		"  -l, --listen ADDR        metrics bind address (default 127.0.0.1)\n"
 		"  -p, --port PORT          metrics TCP port (default 9468)\n"
 		"  -i, --interval TIME      discovery / QP poll interval (default 1s;\n"
@@ -163,8 +166,11 @@ int main(int argc, char **argv)
 		free(rd);
 		return 1;
 	}
-	if (cl.check) {
-		rd_conf_print(stdout, &rd->conf);
+	if (cl.check || cl.list) {
+		if (cl.list)
+			rd_family_list(stdout, rd->conf.per_octave);
+		else
+			rd_conf_print(stdout, &rd->conf);
 		if (rd->have_rmap)
 			rankmap_free(&rd->rmap);
 		free(rd);

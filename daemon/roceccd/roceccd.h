@@ -19,8 +19,10 @@
 #include <stdio.h>
 #include <time.h>
 #include <net/if.h>
+#include <sys/types.h>
 
 #include "config.h"
+#include "families.h"
 #include "flowmon.h"
 #include "lib/dcbnl.h"
 #include "lib/hwcc.h"
@@ -236,7 +238,8 @@ struct rd_snap {
 /* The per-flow counters of struct flowmon_flow, as exported */
 struct rd_counter {
 	size_t off;
-	const char *name, *help;
+	const char *name;	/* /flows.json key */
+	enum rd_family fam;	/* /metrics family */
 };
 
 /* roceccd.c */
@@ -252,6 +255,21 @@ void rd_log(int level, const char *fmt, ...)
 void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 const char *rd_jstr(const char *s, char *buf, size_t n);
+/*
+ * /events.json?since=N, in three steps: the value of since (a decimal
+ * 0..2^64-1, digits only; 0, -EINVAL or -ERANGE); the events of @ring
+ * (RD_EVENTS slots, @newest the newest seq, 0 if none) after @since,
+ * oldest first, copied into @out (at most @max), each once: none if @since
+ * is at or past @newest; *@lost counts those after @since that the ring no
+ * longer holds; then their JSON, {"last":newest,"lost":lost,"events":[...]}.
+ * The copy is taken under rd->lock, the JSON made outside it.
+ */
+int rd_event_since(const char *s, uint64_t *since);
+size_t rd_events_after(const struct rd_event *ring, uint64_t newest,
+		       uint64_t since, struct rd_event *out, size_t max,
+		       uint64_t *lost);
+void rd_events_json(FILE *f, uint64_t newest, uint64_t lost,
+		    const struct rd_event *e, size_t n);
 
 /* options.c */
 struct rd_cmdline {
@@ -260,6 +278,7 @@ struct rd_cmdline {
 	const char *hw_root;	/* --hw-root, tests only */
 	bool foreground;
 	bool check;		/* --check-config */
+	bool list;		/* --list-metrics */
 	bool help;
 };
 int rd_cmdline(struct rd_conf *c, int argc, char **argv,
@@ -275,6 +294,16 @@ void rd_reload(struct rd *rd);
 
 /* bpf.c */
 int rd_bpf_load(struct rd *rd);
+
+/* pins.c */
+/*
+ * Whether pin directory @dir and the pins named @pins in it (those that
+ * exist) may be adopted: real directory and regular files, owned by root
+ * or @euid, not writable by group or others. 0, or -EPERM (or -errno of
+ * lstat) with the reason, naming the path, in @why.
+ */
+int rd_pin_dir_check(const char *dir, const char *const *pins, size_t npins,
+		     uid_t euid, char *why, size_t n);
 
 /* http.c */
 int rd_listen(const char *addr, uint16_t port);

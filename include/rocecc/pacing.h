@@ -72,6 +72,42 @@
 #define ROCECC_PACE_NS_PER_SEC	1000000000U
 #define ROCECC_PACE_TIMEOUT_MAX	31	/* IBA: 5 bits of ACK timeout */
 
+/*
+ * Which qdisc paces. Departure times mean something only to fq, so a
+ * netdev paces when its root qdisc is fq, mq with fq on every queue, or
+ * rocecc's PFC qdisc with fq under every class; fq's horizon must not drop
+ * what pacing may hold (pacing_max_delay_us), and a flow_limit below
+ * ROCECC_FQ_FLOW_LIMIT_MIN may overflow (rxe keeps up to 65 skbs of a QP
+ * in flight, and fq hashes rxe's unconnected QP sockets into orphan
+ * buckets, so two QPs may share one fq flow). rocecc.ko's attach check and
+ * rocecc doctor say so in these words: ROCECC_PACE_WHY_* (printf formats)
+ * is what is wrong, ROCECC_PACE_FIX_* the command that mends it, and
+ * ROCECC_PACE_MSG_* the module's message, both together.
+ */
+#define ROCECC_FQ_FLOW_LIMIT_MIN	256
+
+/* netdev, the kind found */
+#define ROCECC_PACE_WHY_KIND	"pacing needs the fq qdisc but %s has %s"
+/* netdev */
+#define ROCECC_PACE_FIX_KIND	"tc qdisc replace dev %s root fq flow_limit 1000"
+#define ROCECC_PACE_PFC_NOTE	"with PFC: fq under each class of the rocecc qdisc"
+#define ROCECC_PACE_MSG_KIND	ROCECC_PACE_WHY_KIND ": run '" \
+				ROCECC_PACE_FIX_KIND "' (" ROCECC_PACE_PFC_NOTE ")"
+/* netdev, horizon (us), pacing_max_delay_us */
+#define ROCECC_PACE_WHY_HORIZON	\
+	"fq on %s drops packets beyond its horizon (%u us) but pacing may hold one for %u us"
+/* netdev */
+#define ROCECC_PACE_FIX_HORIZON	"tc qdisc change dev %s root fq horizon_cap"
+#define ROCECC_PACE_MSG_HORIZON	ROCECC_PACE_WHY_HORIZON ": run '" \
+				ROCECC_PACE_FIX_HORIZON "'"
+/* netdev, ROCECC_FQ_FLOW_LIMIT_MIN */
+#define ROCECC_PACE_WHY_LIMIT	\
+	"fq flow_limit on %s is below %u: QPs sharing an fq flow may overflow it"
+/* netdev */
+#define ROCECC_PACE_FIX_LIMIT	"tc qdisc change dev %s root fq flow_limit 1000"
+#define ROCECC_PACE_MSG_LIMIT	ROCECC_PACE_WHY_LIMIT "; run '" \
+				ROCECC_PACE_FIX_LIMIT "'"
+
 /* Per-flow pacing state. Times in ns of the caller's clock. */
 struct rocecc_pace {
 	__u64 next_tx;		/* earliest departure of the next packet */

@@ -313,4 +313,23 @@ static inline __u8 rocecc_dscp_prio_default(__u8 dscp)
 	return (dscp >> 3) & 7;
 }
 
+/*
+ * A device's DSCP -> priority map into @map[64]: its DCB APP DSCP entries,
+ * given as @app[p] = the DSCPs (bit d for DSCP d) that entries map to
+ * priority p (the kernel's struct dcb_ieee_app_prio_map), and
+ * rocecc_dscp_prio_default() for a DSCP no entry names. Several entries
+ * for one DSCP: the highest priority wins.
+ */
+static inline void rocecc_dscp_map(const __u64 app[8], __u8 map[64])
+{
+	__u32 d, p;
+
+	for (d = 0; d < 64; d++) {
+		map[d] = rocecc_dscp_prio_default((__u8)d);
+		for (p = 0; p < 8; p++)
+			if (app[p] & (1ULL << d))
+				map[d] = (__u8)p;
+	}
+}
+
 #endif /* _ROCECC_PFC_H */

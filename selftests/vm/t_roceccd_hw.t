@@ -14,7 +14,8 @@
 #    rocecc.ko's names and its PFC counters under DCB's, engine="hw";
 #  - the PFC watchdog runs on the NIC's counters: the pause time growing
 #    with no packet sent on priority 3 is a storm; quiet again, restored;
-#  - rocecc param show dev veth1 reads the firmware.
+#  - rocecc param show dev veth1 reads the firmware;
+#  - every metric family /metrics writes is one roceccd --list-metrics lists.
 # Run: scripts/vm --test selftests/vm/t_roceccd_hw.t
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -152,6 +153,8 @@ rd_get metrics >"$work/m2"
 awk '/^rocecc_pfc_paused_seconds_total\{netdev="veth1",prio="3",engine="hw"\}/ { exit !($2 > 0.5) } END {}' "$work/m2" &&
 	grep -q '^rocecc_pfc_paused_seconds_total{netdev="veth1",prio="3",engine="hw"}' "$work/m2"
 tap_ok $? "rocecc_pfc_paused_seconds_total: the NIC's pause time, in seconds"
+tap_is "$(rd_unlisted "$work/m2")" "" \
+	"roceccd --list-metrics lists the $(grep -c '^# TYPE' "$work/m2") families of /metrics"
 
 # --- reload ---------------------------------------------------------------------------------
 sed -i 's/^rp_ai_rate = 20$/rp_ai_rate = 30/' "$work/conf"

@@ -9,6 +9,8 @@
 # SIGHUP with a bad file (refused, nothing changes) and a good one
 # (applied to the module), the removal of a RoCE netdev while traffic
 # flows elsewhere, and a clean shutdown that detaches what it attached.
+# Every metric family /metrics writes is one roceccd --list-metrics lists;
+# the scrape is kept as build/vm-out/t_roceccd_ops.metrics.
 # Run: selftests/vm/run selftests/vm/t_roceccd_ops.t
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -168,6 +170,9 @@ if command -v promtool >/dev/null; then
 	out=$(promtool check metrics <"$work/m3" 2>&1)
 	tap_ok $? "promtool check metrics (module, hw and netdev series)" || tap_diag "$out"
 fi
+tap_is "$(rd_unlisted "$work/m3")" "" \
+	"roceccd --list-metrics lists the $(grep -c '^# TYPE' "$work/m3") families of /metrics"
+[ -d "${ROCECC_VM_OUT_DIR:-}" ] && cp "$work/m3" "$ROCECC_VM_OUT_DIR/t_roceccd_ops.metrics"
 rd_get events.json >"$work/ev.json"
 jq -e '.events | map(select(.type == "netdev_gone" and .netdev == "veth3")) | length == 1' "$work/ev.json" >/dev/null
 tap_ok $? "/events.json: netdev_gone veth3" || tap_diag "$(cat "$work/ev.json")"

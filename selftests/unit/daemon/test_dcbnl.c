@@ -13,6 +13,8 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
+#include <rocecc/pfc.h>
+
 #include "lib/dcbnl.h"
 #include "tap.h"
 
@@ -417,6 +419,94 @@ static void test_get_reply(void)
 	       errs);
 }
 
+/* struct dcb_app: selector, priority, protocol (host order) */
+struct app_ent {
+	uint8_t sel, prio;
+	uint16_t proto;
+};
+
+/*
+ * A GET reply (seq 5) with PFC and an APP table of @n entries, and the
+ * ACK; @entlen is each entry's payload length (4 is struct dcb_app).
+ */
+static void app_reply(struct img *m, const struct app_ent *e, int n,
+		      int entlen)
+{
+	size_t start = m->n, nest, tab;
+	int i, j;
+
+	head(m, 0, 78, 21, 5, "eth0");
+	nest = m->n;
+	put16(m, 0);
+	put16(m, 13);		/* DCB_ATTR_IEEE */
+	pfc_img(m, 8, 0x08, 0, 0, 0, 0);
+	tab = m->n;
+	put16(m, 0);
+	put16(m, 3);		/* DCB_ATTR_IEEE_APP_TABLE */
+	for (i = 0; i < n; i++) {
+		put16(m, (uint16_t)(4 + entlen));
+		put16(m, 1);	/* DCB_ATTR_IEEE_APP */
+		put8(m, e[i].sel);
+		put8(m, e[i].prio);
+		put16(m, e[i].proto);
+		for (j = 4; j < entlen; j++)
+			put8(m, 0);
+		pad(m);
+	}
+	m->b[tab] = (uint8_t)(m->n - tab);
+	m->b[tab + 1] = (uint8_t)((m->n - tab) >> 8);
+	m->b[nest] = (uint8_t)(m->n - nest);
+	m->b[nest + 1] = (uint8_t)((m->n - nest) >> 8);
+	m->b[start] = (uint8_t)(m->n - start);
+	m->b[start + 1] = (uint8_t)((m->n - start) >> 8);
+	error_msg(m, 0, NULL);
+}
+
+static void test_app_table(void)
+{
+	static const struct app_ent good[] = {
+		{ 5, 3, 26 },		/* DSCP 26 -> 3 */
+		{ 5, 6, 48 },		/* DSCP 48 -> 6 */
+		{ 1, 3, 0x8915 },	/* ethertype RoCEv1: skipped */
+		{ 5, 4, 26 },		/* DSCP 26 -> 4 as well */
+		{ 5, 0, 63 },		/* DSCP 63 -> 0 */
+	};
+	static const struct app_ent bad_dscp[] = { { 5, 3, 64 } };
+	static const struct app_ent bad_prio[] = { { 5, 8, 26 } };
+	struct dcbnl_answer a;
+	struct dcbnl_ieee d;
+	struct img m = { .n = 0 };
+	uint8_t map[64];
+
+	app_reply(&m, good, 5, 4);
+	feed_get(&m, &d, &a);
+	tap_eq(a.err, 0, "GET reply with an APP table: parsed");
+	tap_ok(d.have_pfc && d.pfc.pfc_en == 0x08, "  PFC beside it");
+	tap_ok(d.dscp_app[3] == 1ULL << 26 && d.dscp_app[4] == 1ULL << 26 &&
+	       d.dscp_app[6] == 1ULL << 48 && d.dscp_app[0] == 1ULL << 63,
+	       "  DSCP entries by priority, the ethertype one skipped");
+	rocecc_dscp_map(d.dscp_app, map);
+	tap_eq(map[26], 4, "  map: DSCP 26 in two entries, the higher priority wins");
+	tap_eq(map[48], 6, "  map: DSCP 48 -> 6");
+	tap_eq(map[63], 0, "  map: DSCP 63 -> 0 (entry, not 63 >> 3)");
+	tap_eq(map[10], 1, "  map: DSCP 10 without entry -> 10 >> 3");
+
+	m.n = 0;
+	app_reply(&m, bad_dscp, 1, 4);
+	feed_get(&m, &d, &a);
+	tap_eq(a.err, -EBADMSG, "APP entry for DSCP 64: -EBADMSG");
+	tap_is_str(a.msg, "APP entry DSCP 64 -> priority 3 out of range", "  message");
+	m.n = 0;
+	app_reply(&m, bad_prio, 1, 4);
+	feed_get(&m, &d, &a);
+	tap_eq(a.err, -EBADMSG, "APP entry to priority 8: -EBADMSG");
+	m.n = 0;
+	app_reply(&m, good, 1, 2);
+	feed_get(&m, &d, &a);
+	tap_eq(a.err, -EBADMSG, "APP entry of 2 bytes: -EBADMSG");
+	tap_is_str(a.msg, "DCB_ATTR_IEEE_APP of 2 bytes, expected 4", "  message");
+}
+
 static void set_reply(struct img *m, int status, int len)
 {
 	size_t start = m->n;
@@ -585,6 +675,7 @@ int main(void)
 	test_abi();
 	test_build();
 	test_get_reply();
+	test_app_table();
 	test_set_reply();
 	test_text();
 	return tap_done();

@@ -33,11 +33,19 @@ grep -q "^ExecStart=$root/usr/sbin/roceccd --foreground$" "$root/unit/roceccd.se
 ok $? "the unit runs the installed roceccd in the foreground (Type=notify)"
 grep -q '^Type=notify$' "$root/unit/roceccd.service"
 ok $? "the unit is Type=notify"
+grep -qx 'CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_NET_ADMIN' "$root/unit/roceccd.service"
+ok $? "the unit's capabilities are CAP_BPF, CAP_PERFMON and CAP_NET_ADMIN (roceccd(8))"
 if command -v systemd-analyze >/dev/null; then
 	# it also runs man for the unit's Documentation= pages: the installed ones
 	out=$(MANPATH="$root/usr/share/man" systemd-analyze verify "$root/unit/roceccd.service" 2>&1)
 	ok $? "systemd-analyze verify roceccd.service"
 	[ -n "$out" ] && echo "$out" | sed 's/^/# /'
+	# the sandbox (roceccd(8) SANDBOX): 7.1 before it, 2.0 with it
+	out=$(systemd-analyze security --offline=yes "$root/unit/roceccd.service" 2>&1)
+	score=$(sed -n 's/.*Overall exposure level for roceccd.service: \([0-9.]*\).*/\1/p' <<<"$out")
+	awk -v s="$score" 'BEGIN { exit !(s != "" && s + 0 <= 2.0) }'
+	ok $? "systemd-analyze security: exposure ${score:-?} of 10, at most 2.0" ||
+		echo "$out" | grep '✗' | sed 's/^/# /'
 else
 	echo "ok $((n += 1)) # SKIP systemd-analyze not installed"
 fi

@@ -12,6 +12,11 @@
 #                             READY=1 messages; 0 or 1
 #   rd_stop                   SIGTERM, wait; its exit status
 #   rd_get PATH               curl http://127.0.0.1:$RD_PORT/PATH to stdout
+#   rd_unlisted FILE          the HELP and TYPE lines of a saved /metrics
+#                             that roceccd --list-metrics does not print
+#                             (none: the table that the fleet's rules and
+#                             dashboard are checked against has every family
+#                             the daemon wrote, same name, type and help)
 #   rd_metric FILE NAME [LABEL_SUBSTRING]
 #                             the value of the first series NAME{...} in a
 #                             saved /metrics whose labels contain the string
@@ -73,6 +78,11 @@ rd_stop() {
 
 rd_get() {
 	curl -sf --max-time 10 "http://127.0.0.1:$RD_PORT/$1"
+}
+
+rd_unlisted() {
+	comm -23 <(grep -E '^# (HELP|TYPE) ' "$1" | sort -u) \
+		<("$RD_BIN" -c /dev/null --list-metrics | grep -E '^# ' | sort -u)
 }
 
 rd_metric() {
