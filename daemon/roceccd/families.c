@@ -29,6 +29,7 @@ static const enum rd_family rd_stat_family[__ROCECC_STAT_MAX] = {
 	[ROCECC_STAT_MALFORMED] = RDF_MODULE_MALFORMED,
 	[ROCECC_STAT_PACING_CAPPED] = RDF_MODULE_PACING_CAPPED,
 	[ROCECC_STAT_ECT_MARKED] = RDF_MODULE_ECT_MARKED,
+	[ROCECC_STAT_PACING_ACKREQ] = RDF_MODULE_PACING_ACKREQ,
 };
 
 enum rd_family rd_family_of_stat(unsigned int stat)

@@ -110,6 +110,7 @@
 	RD_FAMILY_MODSTAT(F, MALFORMED, "malformed", "_total", COUNTER)	\
 	RD_FAMILY_MODSTAT(F, PACING_CAPPED, "pacing_capped", "_total", COUNTER) \
 	RD_FAMILY_MODSTAT(F, ECT_MARKED, "ect_marked", "_total", COUNTER) \
+	RD_FAMILY_MODSTAT(F, PACING_ACKREQ, "pacing_ackreq", "_total", COUNTER) \
 	/* PFC and DCB buffers (dcb.c) */				\
 	F(PFC_ENABLED, "rocecc_pfc_enabled", GAUGE,			\
 	  "1 if PFC is enabled on the priority (IEEE pfc_en), read over DCB netlink each poll.") \
