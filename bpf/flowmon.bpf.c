@@ -27,10 +27,17 @@
  * once. Per-CPU scratch is safe: TC programs run with bottom halves off
  * and do not nest on a CPU.
  *
+ * A pending entry's responses are replayed onto the flow the same way
+ * (fm_merge()): one bpf_loop() step per response, each taking the flow's
+ * lock for fm_response() and binning its samples after it (a bpf_loop()
+ * inside the step), so the verifier checks the step once, not once per
+ * response.
+ *
  * Helpers: bpf_skb_load_bytes, bpf_map_lookup_elem, bpf_map_update_elem,
- * bpf_ktime_get_ns, bpf_spin_lock, bpf_spin_unlock (all 5.1 or older) and
- * bpf_loop (5.17); bounded loops (5.3) and atomic adds. Nothing newer, so
- * the same object loads on Debian's 6.1 and on current kernels.
+ * bpf_map_delete_elem, bpf_ktime_get_ns, bpf_spin_lock, bpf_spin_unlock
+ * (all 5.1 or older), bpf_ringbuf_output (5.8) and bpf_loop (5.17);
+ * bounded loops (5.3) and atomic adds. Nothing newer, so the same object
+ * loads on Debian's 6.1 and on current kernels.
  */
 #include <linux/bpf.h>
 #include <linux/if_ether.h>
@@ -71,10 +78,12 @@ struct fm_scratch {
 	struct fm_samples smp;
 };
 
-/* The zeroed value new flows start from: too big for the stack */
+/* The zeroed value new flows and pending entries start from */
 struct fm_zero {
 	__u8 b[sizeof(struct flowmon_flow)];
 };
+_Static_assert(sizeof(struct flowmon_flow) >= sizeof(struct flowmon_pend),
+	       "zero_flow serves both maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -91,11 +100,23 @@ struct {
 } flows SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, FLOWMON_MAX_PENDING);
+	__type(key, struct flowmon_pkey);
+	__type(value, struct flowmon_pend);
+} pending SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct flowmon_stats);
 } stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, FLOWMON_EVENTS_BYTES);
+} events SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -362,70 +383,104 @@ static __always_inline void fm_complete(struct flowmon_flow *f, __u64 q,
 	fm_pop(f, m, smp, now);
 }
 
-/* A response @p to our requests arrives (RC, opcode 0x0d..0x12). */
-static __always_inline void fm_response(struct flowmon_flow *f,
-					const struct rocecc_pkt *p,
-					struct fm_samples *smp, __u64 now)
-{
-	__u32 resp = FM_RESP_NONE, slot;
-	__u8 op = p->bth.opcode;
-	bool probe = false, read_resp = false, positive = false;
-	__u64 q, done;
+/* What a response is to the requester: fm_resp_class()'s bits */
+#define FM_R_ACK		0x01	/* positive ACK: its own PSN is done */
+#define FM_R_RNR		0x02	/* RNR NAK */
+#define FM_R_NAK_SEQ		0x04	/* NAK: PSN sequence error */
+#define FM_R_NAK_OTHER		0x08	/* NAK: invalid request, access, ... */
+#define FM_R_PROBE		0x10	/* may answer an RTT probe */
+#define FM_R_READ		0x20	/* a read response packet */
+#define FM_R_DONE_READ		0x40	/* completes a read (LAST/ONLY) */
+#define FM_R_DONE_ATOMIC	0x80	/* completes an atomic */
 
-	/*
-	 * What it says, counted whatever its PSN. @positive: does it
-	 * acknowledge its own PSN (a positive ACK), or only those before it
-	 * (every other: a NAK's PSN is the one expected or refused, a read
-	 * or atomic response's PSN lies in its own request's range)?
-	 */
+/*
+ * The class of a response with opcode @op and AETH syndrome @syn; 0 for
+ * anything else (a request, a CNP, a reserved syndrome: meaningless).
+ */
+static __always_inline __u32 fm_resp_class(__u8 op, __u8 syn)
+{
 	switch (op) {
 	case ROCECC_OP_RC_ACK:
-		switch (ROCECC_AETH_TYPE(p->aeth.syndrome)) {
+		switch (ROCECC_AETH_TYPE(syn)) {
 		case ROCECC_AETH_ACK:
-			f->rx_acks++;
-			probe = true;
-			positive = true;
-			break;
+			return FM_R_ACK | FM_R_PROBE;
 		case ROCECC_AETH_RNR_NAK:
-			f->rx_rnr_nak++;
-			break;
+			return FM_R_RNR;
 		case ROCECC_AETH_NAK:
-			if (p->aeth.syndrome == (ROCECC_AETH_NAK << 5))
-				f->rx_nak_seq++;
-			else
-				f->rx_nak_other++;
-			break;
+			return syn == (ROCECC_AETH_NAK << 5) ? FM_R_NAK_SEQ :
+							       FM_R_NAK_OTHER;
 		default:
-			return;		/* reserved syndrome: meaningless */
+			return 0;
 		}
-		break;
 	case ROCECC_OP_RC_ATOMIC_ACK:
-		probe = true;
-		resp = FLOWMON_MSG_ATOMIC;
-		break;
+		return FM_R_PROBE | FM_R_DONE_ATOMIC;
 	case ROCECC_OP_RC_READ_RESP_FIRST:
-		probe = true;
-		read_resp = true;
-		break;
+		return FM_R_PROBE | FM_R_READ;
 	case ROCECC_OP_RC_READ_RESP_ONLY:
-		probe = true;
-		read_resp = true;
-		resp = FLOWMON_MSG_READ;
-		break;
+		return FM_R_PROBE | FM_R_READ | FM_R_DONE_READ;
 	case ROCECC_OP_RC_READ_RESP_LAST:
-		read_resp = true;
-		resp = FLOWMON_MSG_READ;
-		break;
+		return FM_R_READ | FM_R_DONE_READ;
 	case ROCECC_OP_RC_READ_RESP_MIDDLE:
-		read_resp = true;
-		break;
+		return FM_R_READ;
 	default:
-		return;
+		return 0;
 	}
+}
 
+/* A copy of a pending entry's counters, for the merge */
+struct fm_rxc {
+	FLOWMON_RX_COUNTERS;
+};
+
+/* @d's FLOWMON_RX_COUNTERS += @s's */
+#define FM_RX_ADD(d, s)							\
+	do {								\
+		(d)->rx_pkts += (s)->rx_pkts;				\
+		(d)->rx_bytes += (s)->rx_bytes;				\
+		(d)->rx_ce += (s)->rx_ce;				\
+		(d)->rx_cnp += (s)->rx_cnp;				\
+		(d)->rx_acks += (s)->rx_acks;				\
+		(d)->rx_nak_seq += (s)->rx_nak_seq;			\
+		(d)->rx_nak_other += (s)->rx_nak_other;			\
+		(d)->rx_rnr_nak += (s)->rx_rnr_nak;			\
+	} while (0)
+
+/*
+ * Count an ingress packet of @bytes in @c, a flow or a pending entry (the
+ * fields of FLOWMON_RX_COUNTERS): @p its parse, @cls its fm_resp_class().
+ */
+#define FM_RX_COUNT(c, p, bytes, cls)					\
+	do {								\
+		(c)->rx_pkts++;						\
+		(c)->rx_bytes += (bytes);				\
+		(c)->rx_ce += (p)->ecn == ROCECC_ECN_CE;		\
+		(c)->rx_cnp += (p)->bth.opcode == ROCECC_OP_CNP;	\
+		(c)->rx_acks += !!((cls) & FM_R_ACK);			\
+		(c)->rx_rnr_nak += !!((cls) & FM_R_RNR);		\
+		(c)->rx_nak_seq += !!((cls) & FM_R_NAK_SEQ);		\
+		(c)->rx_nak_other += !!((cls) & FM_R_NAK_OTHER);	\
+	} while (0)
+
+/*
+ * A response of class @cls (non-zero) for PSN @psn to our requests, at
+ * @now: the requester state of @f, under its lock. Also what the replay
+ * of a pending entry's responses runs (fm_merge()).
+ */
+static __always_inline void fm_response(struct flowmon_flow *f, __u32 cls,
+					__u32 psn, struct fm_samples *smp,
+					__u64 now)
+{
+	__u32 resp = FM_RESP_NONE, slot;
+	bool read_resp = cls & FM_R_READ;
+	__u64 q, done;
+
+	if (cls & FM_R_DONE_READ)
+		resp = FLOWMON_MSG_READ;
+	else if (cls & FM_R_DONE_ATOMIC)
+		resp = FLOWMON_MSG_ATOMIC;
 	if (!f->snd_nxt)
 		return;			/* we have not seen a request yet */
-	q = rocecc_psn_extend(f->snd_nxt, p->bth.psn);
+	q = rocecc_psn_extend(f->snd_nxt, psn);
 	/*
 	 * Nothing can answer a PSN we did not send, except the responses
 	 * of the newest request if it is a read: they use the PSNs after
@@ -433,9 +488,15 @@ static __always_inline void fm_response(struct flowmon_flow *f,
 	 */
 	if (q >= f->snd_nxt && !(read_resp && f->read_last))
 		return;
-	done = positive ? q : q - 1;	/* plain messages up to here are done */
+	/*
+	 * A positive ACK acknowledges its own PSN; every other response
+	 * only those before it (a NAK's PSN is the one expected or
+	 * refused, a read or atomic response's PSN lies in its own
+	 * request's range). Plain messages up to @done are complete.
+	 */
+	done = (cls & FM_R_ACK) ? q : q - 1;
 
-	if (probe) {
+	if (cls & FM_R_PROBE) {
 		slot = q & (FLOWMON_PROBES - 1);
 		if (f->probe_t[slot] && f->probe_seq[slot] == (__u32)q) {
 			smp->rtt = fm_elapsed(now, f->probe_t[slot]);
@@ -455,6 +516,9 @@ static __always_inline void fm_tx(struct flowmon_flow *f,
 {
 	__u32 class, kind;
 
+	if (!f->first_ns)
+		f->first_ns = now;
+	f->last_ns = now;
 	f->tx_pkts++;
 	f->tx_bytes += bytes;
 	if (p->bth.opcode == ROCECC_OP_CNP) {
@@ -471,23 +535,61 @@ static __always_inline void fm_rx(struct flowmon_flow *f,
 				  const struct rocecc_pkt *p, __u32 bytes,
 				  struct fm_samples *smp, __u64 now)
 {
-	__u8 op = p->bth.opcode;
+	__u32 cls = fm_resp_class(p->bth.opcode, p->aeth.syndrome);
 
-	f->rx_pkts++;
-	f->rx_bytes += bytes;
-	if (p->ecn == ROCECC_ECN_CE)
-		f->rx_ce++;
-	if (op == ROCECC_OP_CNP)
-		f->rx_cnp++;
-	else if (op >= ROCECC_OP_RC_READ_RESP_FIRST &&
-		 op <= ROCECC_OP_RC_ATOMIC_ACK)
-		fm_response(f, p, smp, now);
+	if (!f->first_ns)
+		f->first_ns = now;
+	f->last_ns = now;
+	FM_RX_COUNT(f, p, bytes, cls);
+	if (cls)
+		fm_response(f, cls, p->bth.psn, smp, now);
+}
+
+/*
+ * Does a packet with opcode @op belong to a QP pair (RC, UC, or a CNP to
+ * one)? Only those create flows and pending entries.
+ */
+static __always_inline bool fm_paired(__u8 op)
+{
+	__u8 tr = ROCECC_OP_TRANSPORT(op);
+
+	return op == ROCECC_OP_CNP || tr == ROCECC_TRANSPORT_RC ||
+	       tr == ROCECC_TRANSPORT_UC;
+}
+
+/* Tell the daemon about a new flow or pending entry (@kind) */
+static __always_inline void fm_event(__u32 kind, const __u8 *peer,
+				     __u32 qpn, __u32 ifindex)
+{
+	struct flowmon_event ev = { .kind = kind, .ifindex = ifindex,
+				    .qpn = qpn };
+	struct flowmon_stats *st;
+
+	__builtin_memcpy(ev.peer, peer, sizeof(ev.peer));
+	if (bpf_ringbuf_output(&events, &ev, sizeof(ev), 0)) {
+		st = fm_stats();
+		if (st)
+			st->events_lost++;
+	}
+}
+
+/* A zeroed element of @map under @key if there is none; 0, or -errno */
+static __always_inline long fm_new(void *map, const void *key)
+{
+	struct fm_zero *zero;
+	__u32 k = 0;
+
+	zero = bpf_map_lookup_elem(&zero_flow, &k);
+	if (!zero)
+		return -1;
+	return bpf_map_update_elem(map, key, zero, BPF_NOEXIST);
 }
 
 /*
  * The flow (@key) that local QP @lqpn's packets belong to, created if
  * needed. If it belongs to another local QP, that pairing is over (the
- * table now says otherwise): start afresh.
+ * table now says otherwise): start afresh. A flow an egress packet made
+ * (lqpn 0) is @lqpn's.
  */
 static __always_inline struct flowmon_flow *
 fm_flow_get(const struct flowmon_key *key, __u32 lqpn)
@@ -521,15 +623,237 @@ fm_flow_get(const struct flowmon_key *key, __u32 lqpn)
 	return f;
 }
 
-static __always_inline int fm_handle(struct __sk_buff *skb, bool egress)
+/* Egress: the flow @key, created by this packet if it is the first */
+static __always_inline struct flowmon_flow *
+fm_flow_tx(const struct flowmon_key *key)
 {
-	struct flowmon_key key = {};
 	struct flowmon_stats *st;
 	struct flowmon_flow *f;
+
+	f = bpf_map_lookup_elem(&flows, key);
+	if (f)
+		return f;
+	if (!fm_new(&flows, key))
+		fm_event(FLOWMON_EV_FLOW, key->peer, key->rqpn, key->ifindex);
+	f = bpf_map_lookup_elem(&flows, key);
+	if (!f) {
+		st = fm_stats();
+		if (st)
+			st->flow_full++;
+	}
+	return f;
+}
+
+/*
+ * Ingress packet @p (@bytes) for local QP @pk->lqpn, which qps does not
+ * know yet: counted, and kept if a response, in its pending entry
+ * (created if it is the first). False if there is no room: not counted.
+ */
+static __always_inline bool fm_pend(const struct flowmon_pkey *pk,
+				    const struct rocecc_pkt *p, __u32 bytes,
+				    __u64 now)
+{
+	__u32 cls = fm_resp_class(p->bth.opcode, p->aeth.syndrome);
+	struct flowmon_stats *st;
+	struct flowmon_pend *pd;
+	struct flowmon_resp *r;
+	bool counted = false;
+
+	pd = bpf_map_lookup_elem(&pending, pk);
+	if (!pd) {
+		if (!fm_new(&pending, pk))
+			fm_event(FLOWMON_EV_PENDING, pk->peer, pk->lqpn,
+				 pk->ifindex);
+		pd = bpf_map_lookup_elem(&pending, pk);
+		if (!pd) {
+			st = fm_stats();
+			if (st)
+				st->pend_full++;
+			return false;
+		}
+	}
+	bpf_spin_lock(&pd->lock);
+	if (!pd->merged) {
+		if (!pd->first_ns)
+			pd->first_ns = now;
+		pd->last_ns = now;
+		FM_RX_COUNT(pd, p, bytes, cls);
+		if (cls && pd->nresp < FLOWMON_PEND_RESPS) {
+			r = &pd->resp[pd->nresp & (FLOWMON_PEND_RESPS - 1)];
+			r->t = now;
+			r->psn = p->bth.psn;
+			r->opcode = p->bth.opcode;
+			r->syndrome = p->aeth.syndrome;
+			pd->nresp++;
+		} else if (cls) {
+			pd->resp_lost++;
+		}
+		counted = true;
+	}
+	bpf_spin_unlock(&pd->lock);
+	/* merged meanwhile (a race with the QP's first resolved packet) */
+	return counted;
+}
+
+struct fm_replay_ctx {
+	struct flowmon_flow *f;
+	struct flowmon_pend *pd;
+	struct fm_samples *smp;
+};
+
+/* bpf_loop() step: replay response @i of a pending entry onto its flow */
+static long fm_replay_one(__u32 i, void *data)
+{
+	struct fm_replay_ctx *c = data;
+	struct flowmon_resp *r = &c->pd->resp[i & (FLOWMON_PEND_RESPS - 1)];
+	__u32 cls = fm_resp_class(r->opcode, r->syndrome);
+	struct flowmon_flow *f = c->f;
+
+	if (!cls)
+		return 0;
+	c->smp->rtt_valid = 0;
+	c->smp->n_mct = 0;
+	bpf_spin_lock(&f->lock);
+	fm_response(f, cls, r->psn, c->smp, r->t);
+	bpf_spin_unlock(&f->lock);
+	fm_bin(f, c->smp);
+	return 0;
+}
+
+/*
+ * Local QP @pk->lqpn, pending until now, is flow @f's: fold its pending
+ * entry (if any, and if nobody else does) into @f, counters and then the
+ * responses in the order they came, and delete it.
+ */
+static __always_inline void fm_merge(const struct flowmon_pkey *pk,
+				     struct flowmon_flow *f,
+				     struct fm_samples *smp)
+{
+	struct fm_replay_ctx c = { .f = f, .smp = smp };
+	struct flowmon_stats *st;
+	struct flowmon_pend *pd;
+	struct fm_rxc cp = {};
+	__u64 first;
+	__u32 n, lost;
+
+	pd = bpf_map_lookup_elem(&pending, pk);
+	if (!pd)
+		return;
+	bpf_spin_lock(&pd->lock);
+	if (pd->merged) {
+		bpf_spin_unlock(&pd->lock);
+		return;
+	}
+	pd->merged = 1;
+	first = pd->first_ns;
+	FM_RX_ADD(&cp, pd);
+	n = pd->nresp;
+	lost = pd->resp_lost;
+	bpf_spin_unlock(&pd->lock);
+
+	bpf_spin_lock(&f->lock);
+	if (!f->first_ns || (first && first < f->first_ns))
+		f->first_ns = first;
+	FM_RX_ADD(f, &cp);
+	bpf_spin_unlock(&f->lock);
+
+	c.pd = pd;
+	if (n > FLOWMON_PEND_RESPS)
+		n = FLOWMON_PEND_RESPS;
+	if (n)
+		bpf_loop(n, fm_replay_one, &c, 0);
+	bpf_map_delete_elem(&pending, pk);
+	st = fm_stats();
+	if (st) {
+		st->pend_merged++;
+		st->pend_resp_lost += lost;
+	}
+}
+
+/* Count a packet no flow or pending entry takes */
+static __always_inline void fm_unknown(bool egress, __u32 bytes)
+{
+	struct flowmon_stats *st = fm_stats();
+
+	if (!st)
+		return;
+	if (egress) {
+		st->tx_unknown_pkts++;
+		st->tx_unknown_bytes += bytes;
+	} else {
+		st->rx_unknown_pkts++;
+		st->rx_unknown_bytes += bytes;
+	}
+}
+
+/* Egress: l -> r, the key is on the wire */
+static __always_inline void fm_egress(struct fm_scratch *s, __u32 ifindex,
+				      __u32 bytes, __u64 now)
+{
+	struct flowmon_key key = { .ifindex = ifindex };
+	const struct rocecc_pkt *p = &s->pkt;
+	struct flowmon_flow *f;
+
+	__builtin_memcpy(key.peer, p->daddr, sizeof(key.peer));
+	key.rqpn = p->bth.dest_qp;
+	f = bpf_map_lookup_elem(&flows, &key);
+	if (!f && fm_paired(p->bth.opcode))
+		f = fm_flow_tx(&key);
+	if (!f) {
+		fm_unknown(true, bytes);
+		return;
+	}
+	bpf_spin_lock(&f->lock);
+	fm_tx(f, p, bytes, now);
+	bpf_spin_unlock(&f->lock);
+}
+
+/* Ingress: r -> l, the QP table says who r is, or l is pending */
+static __always_inline void fm_ingress(struct fm_scratch *s, __u32 ifindex,
+				       __u32 bytes, __u64 now)
+{
+	const struct rocecc_pkt *p = &s->pkt;
+	struct flowmon_qp_key qk = {
+		.ifindex = ifindex,
+		.lqpn = p->bth.dest_qp,
+	};
+	struct flowmon_pkey pk = { .lqpn = qk.lqpn, .ifindex = ifindex };
+	struct flowmon_key key = { .ifindex = ifindex };
+	struct flowmon_flow *f;
+	struct flowmon_qp *qp;
+
+	__builtin_memcpy(pk.peer, p->saddr, sizeof(pk.peer));
+	qp = bpf_map_lookup_elem(&qps, &qk);
+	if (!qp) {
+		if (!fm_paired(p->bth.opcode) || !fm_pend(&pk, p, bytes, now))
+			fm_unknown(false, bytes);
+		return;
+	}
+	__builtin_memcpy(key.peer, p->saddr, sizeof(key.peer));
+	key.rqpn = qp->rqpn & ROCECC_BTH_QPN_MASK;
+	f = fm_flow_get(&key, qk.lqpn);
+	if (!f)
+		return;
+	if (qp->flags & FLOWMON_QP_MERGE) {
+		qp->flags = 0;		/* racy on purpose: fm_merge() decides */
+		fm_merge(&pk, f, &s->smp);
+	}
+	s->smp.rtt_valid = 0;
+	s->smp.n_mct = 0;
+	bpf_spin_lock(&f->lock);
+	if (!f->lqpn)
+		f->lqpn = qk.lqpn;
+	fm_rx(f, p, bytes, &s->smp, now);
+	bpf_spin_unlock(&f->lock);
+	fm_bin(f, &s->smp);
+}
+
+static __always_inline int fm_handle(struct __sk_buff *skb, bool egress)
+{
+	struct flowmon_stats *st;
 	struct rocecc_pkt *p;
 	struct fm_scratch *s;
 	__u32 zero = 0, len, bytes;
-	__u64 now;
 	int rc;
 
 	/* Only IPv4 and IPv6 frames, 802.1Q-tagged or not, can be RoCEv2 */
@@ -571,56 +895,11 @@ static __always_inline int fm_handle(struct __sk_buff *skb, bool egress)
 		return TC_ACT_UNSPEC;
 	}
 
-	now = fm_now();
 	bytes = p->icrc_off + ROCECC_ICRC_LEN - p->l3_off;
-	key.ifindex = skb->ifindex;
-
-	if (egress) {
-		/* l -> r: the key is on the wire */
-		__builtin_memcpy(key.peer, p->daddr, sizeof(key.peer));
-		key.rqpn = p->bth.dest_qp;
-		f = bpf_map_lookup_elem(&flows, &key);
-		if (!f) {
-			st = fm_stats();
-			if (st) {
-				st->tx_unknown_pkts++;
-				st->tx_unknown_bytes += bytes;
-			}
-			return TC_ACT_UNSPEC;
-		}
-		bpf_spin_lock(&f->lock);
-		fm_tx(f, p, bytes, now);
-		bpf_spin_unlock(&f->lock);
-	} else {
-		/* r -> l: the QP table says who r is */
-		struct flowmon_qp_key qk = {
-			.ifindex = skb->ifindex,
-			.lqpn = p->bth.dest_qp,
-		};
-		struct flowmon_qp *qp = bpf_map_lookup_elem(&qps, &qk);
-
-		if (!qp) {
-			st = fm_stats();
-			if (st) {
-				st->rx_unknown_pkts++;
-				st->rx_unknown_bytes += bytes;
-			}
-			return TC_ACT_UNSPEC;
-		}
-		__builtin_memcpy(key.peer, p->saddr, sizeof(key.peer));
-		key.rqpn = qp->rqpn & ROCECC_BTH_QPN_MASK;
-		f = fm_flow_get(&key, qk.lqpn);
-		if (!f)
-			return TC_ACT_UNSPEC;
-		s->smp.rtt_valid = 0;
-		s->smp.n_mct = 0;
-		bpf_spin_lock(&f->lock);
-		if (!f->lqpn)
-			f->lqpn = qk.lqpn;
-		fm_rx(f, p, bytes, &s->smp, now);
-		bpf_spin_unlock(&f->lock);
-		fm_bin(f, &s->smp);
-	}
+	if (egress)
+		fm_egress(s, skb->ifindex, bytes, fm_now());
+	else
+		fm_ingress(s, skb->ifindex, bytes, fm_now());
 	return TC_ACT_UNSPEC;
 }
 

@@ -21,22 +21,35 @@
  * device. RDMA netlink does not report the peer's address; the traffic
  * does. Nothing is guessed from UDP ports.
  *
- * Flows are created on ingress only: the first packet that arrives for a
- * local QP in the table creates (a, r, ifindex), with a = its source
- * address, and records l in the flow (rxe accepts an RC/UC QP's packets
- * only from its remote address, so one peer sends to l). Egress packets
- * only update flows that exist. Consequences:
+ * Counting starts with a pair's first packet, whichever way it goes and
+ * whether or not the daemon knows the QP yet, under a key the packet
+ * itself carries:
  *
- *  - an ingress packet for a local QP not (yet) in the table, and an
- *    egress packet of no flow, is counted as unknown in struct
- *    flowmon_stats and otherwise ignored;
- *  - so a flow's counters start with the first packet it receives, and
- *    what was sent before (typically the QP's first message: its ACK
- *    creates the flow) is not timed;
- *  - a QP pair whose peer never sends anything back (UC, send only) has no
- *    flow; its packets count as unknown.
- * The daemon may also create a flow itself (a zeroed value under the
- * right key) when it knows the peer, e.g. from rocecc.ko's flow dump.
+ *  - an egress RC/UC packet (or CNP) of no flow creates (a, r, ifindex),
+ *    its key, with the local QP unknown (lqpn 0): the requester state
+ *    starts with the QP's first request;
+ *  - an ingress RC/UC packet (or CNP) for a local QP l the table does not
+ *    know yet is counted in the "pending" map under (a, l, ifindex), the
+ *    key it carries: its counters, and each response it is (opcode,
+ *    syndrome, PSN, time) in a ring of FLOWMON_PEND_RESPS;
+ *  - once the daemon has put (ifindex, l) -> r in the table, the next
+ *    ingress packet for l finds its flow (a, r, ifindex) and records l in
+ *    it; if the daemon marked the entry FLOWMON_QP_MERGE (it saw a
+ *    pending entry of l), that packet first folds the pending entry into
+ *    the flow: counters added, its responses replayed in order onto the
+ *    requester state, so that the messages and RTT probes they completed
+ *    are timed as if the flow had been known (the replay needs nothing
+ *    but the times), and the entry deleted (stats.pend_merged).
+ *
+ * What a stranger's packets can create is bounded: the pending map has
+ * FLOWMON_MAX_PENDING entries (full: the packet counts as unknown,
+ * stats.pend_full), and each new pending entry or flow is announced on
+ * the "events" ring buffer (struct flowmon_event), so that the daemon
+ * learns the new QP at once instead of at its next poll, and removes
+ * what belongs to no QP of this host (its own counters). A pending
+ * entry's responses beyond FLOWMON_PEND_RESPS are counted but not timed
+ * (stats.pend_resp_lost). UD packets (QP 1's CM MADs, ...) create nothing
+ * and count as unknown.
  *
  * If the table maps a different local QP to an existing (a, r, ifindex) (a
  * remote QP reused, its old local QP gone), the flow is replaced by a
@@ -84,9 +97,12 @@
  * Bounded state: FLOWMON_PROBES request probes, indexed by PSN, and a ring
  * of FLOWMON_MSGS pending messages per flow, both 128: rdma_rxe never has
  * more than 128 (+1) PSNs unacknowledged (RXE_MAX_UNACKED_PSNS). Beyond
- * that, samples are lost and counted (rtt_overrun, mct_overrun). A flow
- * is 11.5 KiB, two thirds of it histograms; hash maps preallocate, so the
- * default 1024 flows take 12 MiB of kernel memory.
+ * that, samples are lost and counted (rtt_overrun, mct_overrun); while a
+ * QP is pending its messages are not completed, so the ring holds
+ * FLOWMON_MSGS messages sent before the daemon resolved it (which the
+ * events make a matter of milliseconds). A flow is 11.5 KiB, two thirds
+ * of it histograms; hash maps preallocate, so the default 1024 flows take
+ * 12 MiB of kernel memory, and the 256 pending entries of 4.1 KiB 1 MiB.
  *
  * Reading
  * -------
@@ -116,6 +132,10 @@
 /* Default map sizes; the loader may change them before load. */
 #define FLOWMON_MAX_QPS		4096
 #define FLOWMON_MAX_FLOWS	1024
+#define FLOWMON_MAX_PENDING	256
+
+#define FLOWMON_PEND_RESPS	256	/* power of two */
+#define FLOWMON_EVENTS_BYTES	(64 * 1024)	/* the ring buffer */
 
 /* qps: (ifindex, local QPN) -> remote QPN, written by the daemon */
 struct flowmon_qp_key {
@@ -123,8 +143,13 @@ struct flowmon_qp_key {
 	__u32 lqpn;		/* local QPN, 24 bits */
 };
 
+/* struct flowmon_qp flags */
+#define FLOWMON_QP_MERGE	0x1	/* fold pending (peer, lqpn) in; the
+					 * programs clear it */
+
 struct flowmon_qp {
 	__u32 rqpn;		/* remote QPN, 24 bits */
+	__u32 flags;		/* FLOWMON_QP_* */
 };
 
 /* flows: the key */
@@ -132,6 +157,67 @@ struct flowmon_key {
 	__u8 peer[16];		/* IPv6, or IPv4-mapped ::ffff:a.b.c.d */
 	__u32 rqpn;		/* remote QPN */
 	__u32 ifindex;
+};
+
+/*
+ * pending: the key, (a, l, ifindex) of an ingress packet whose local QP l
+ * is not in qps yet
+ */
+struct flowmon_pkey {
+	__u8 peer[16];		/* IPv6, or IPv4-mapped */
+	__u32 lqpn;		/* local QPN */
+	__u32 ifindex;
+};
+
+/* A response received for a pending QP, replayed when it is resolved */
+struct flowmon_resp {
+	__u64 t;		/* ns, when it passed the hook */
+	__u32 psn;
+	__u8 opcode;
+	__u8 syndrome;		/* AETH syndrome, 0 without an AETH */
+	__u16 pad;
+};
+
+/*
+ * What the receive side counts, in a flow and in a pending entry (the
+ * same names, so that one macro counts both: FM_RX_COUNT in
+ * flowmon.bpf.c).
+ */
+#define FLOWMON_RX_COUNTERS						\
+	__u64 rx_pkts;							\
+	__u64 rx_bytes;							\
+	__u64 rx_ce;			/* received with ECN CE */	\
+	__u64 rx_cnp;							\
+	__u64 rx_acks;			/* positive ACKs */		\
+	__u64 rx_nak_seq;		/* NAK: PSN sequence error */	\
+	__u64 rx_nak_other;		/* NAK: invalid request, ... */	\
+	__u64 rx_rnr_nak
+
+/* pending: the value */
+struct flowmon_pend {
+	struct bpf_spin_lock lock;
+	__u32 merged;			/* folded into its flow: dead */
+	__u64 first_ns;			/* its first packet */
+	__u64 last_ns;			/* its latest packet */
+	FLOWMON_RX_COUNTERS;
+	__u32 nresp;			/* resp[] used */
+	__u32 resp_lost;		/* responses beyond resp[] */
+	struct flowmon_resp resp[FLOWMON_PEND_RESPS];
+};
+
+/* events: a new flow or pending entry, for the daemon */
+enum {
+	FLOWMON_EV_FLOW = 1,	/* an egress packet created flow (peer, qpn
+				 * = remote QPN, ifindex) */
+	FLOWMON_EV_PENDING,	/* an ingress packet created pending (peer,
+				 * qpn = local QPN, ifindex) */
+};
+
+struct flowmon_event {
+	__u32 kind;		/* FLOWMON_EV_* */
+	__u32 ifindex;
+	__u32 qpn;
+	__u8 peer[16];
 };
 
 /* Samples: the sum of bucket[]. Updated with atomic adds, see "Reading". */
@@ -156,25 +242,21 @@ enum {
 /* flows: the value */
 struct flowmon_flow {
 	struct bpf_spin_lock lock;	/* guards all but the histograms */
-	__u32 lqpn;			/* local QPN, 0 until the first packet */
+	__u32 lqpn;			/* local QPN, 0 until an ingress packet
+					 * of a known QP (or the merge) */
+	__u64 first_ns;			/* its first packet, either way */
+	__u64 last_ns;			/* its latest packet */
 
-	/* every packet of the pair */
+	/* every packet of the pair (IP header to ICRC for bytes) */
 	__u64 tx_pkts;
-	__u64 tx_bytes;			/* IP header to ICRC */
-	__u64 rx_pkts;
-	__u64 rx_bytes;
-	__u64 rx_ce;			/* received with ECN CE */
+	__u64 tx_bytes;
 	__u64 tx_cnp;
-	__u64 rx_cnp;
+	FLOWMON_RX_COUNTERS;
 
 	/* our requests (RC) and their responses */
 	__u64 tx_ackreq;		/* new requests with AckReq: RTT probes */
 	__u64 tx_msgs;			/* messages whose last packet was sent */
 	__u64 tx_retrans;		/* retransmitted request packets */
-	__u64 rx_acks;			/* positive ACKs (opcode ACKNOWLEDGE) */
-	__u64 rx_nak_seq;		/* NAK: PSN sequence error */
-	__u64 rx_nak_other;		/* NAK: invalid request, access, ... */
-	__u64 rx_rnr_nak;
 	__u64 rtt_karn;			/* probes dropped: retransmitted */
 	__u64 rtt_overrun;		/* probes dropped: table wrapped */
 	__u64 mct_overrun;		/* messages not timed: ring full */
@@ -197,14 +279,20 @@ struct flowmon_flow {
 
 /* stats: what no flow accounts for; per CPU */
 struct flowmon_stats {
-	__u64 tx_unknown_pkts;		/* egress RoCE of no flow */
+	__u64 tx_unknown_pkts;		/* egress RoCE counted nowhere: UD, or
+					 * the flow table full */
 	__u64 tx_unknown_bytes;
-	__u64 rx_unknown_pkts;		/* ingress RoCE, QP not in qps */
+	__u64 rx_unknown_pkts;		/* ingress RoCE counted nowhere: UD,
+					 * or the pending map full */
 	__u64 rx_unknown_bytes;
 	__u64 tx_malformed;		/* to port 4791, truncated or malformed */
 	__u64 rx_malformed;
 	__u64 flow_full;		/* no room for a new flow */
 	__u64 flow_replaced;		/* (peer, rqpn) now another local QP */
+	__u64 pend_full;		/* no room for a new pending entry */
+	__u64 pend_merged;		/* pending entries folded into flows */
+	__u64 pend_resp_lost;		/* of their responses, not kept */
+	__u64 events_lost;		/* ring buffer full */
 };
 
 #endif /* _ROCECC_FLOWMON_H */

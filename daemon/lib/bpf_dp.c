@@ -24,16 +24,30 @@
 #include "lib/bpf_dp.h"
 #include "lib/rocecc_nl.h"
 
-struct bpf_dp {
-	struct dcqcn *skel;
-};
-
 /* The maps a loader pins, by their names in the object */
-static const char *const bpf_dp_pins[] = {
-	DCQCN_PIN_DEVS, DCQCN_PIN_QPS, DCQCN_PIN_FLOWS, DCQCN_PIN_STATS,
+enum { DP_DEVS, DP_QPS, DP_FLOWS, DP_STATS, N_PINS };
+
+static const char *const bpf_dp_pins[N_PINS] = {
+	[DP_DEVS] = DCQCN_PIN_DEVS,
+	[DP_QPS] = DCQCN_PIN_QPS,
+	[DP_FLOWS] = DCQCN_PIN_FLOWS,
+	[DP_STATS] = DCQCN_PIN_STATS,
 };
 
-#define N_PINS	(sizeof(bpf_dp_pins) / sizeof(bpf_dp_pins[0]))
+/* Their key and value sizes: what a pinned map must have to be ours */
+static const struct {
+	uint32_t key, value;
+} bpf_dp_sizes[N_PINS] = {
+	[DP_DEVS] = { sizeof(uint32_t), sizeof(struct dcqcn_dev) },
+	[DP_QPS] = { sizeof(struct dcqcn_qp_key), sizeof(struct dcqcn_qp) },
+	[DP_FLOWS] = { sizeof(struct dcqcn_flow_key), sizeof(struct dcqcn_flow) },
+	[DP_STATS] = { sizeof(uint32_t), sizeof(struct dcqcn_stats) },
+};
+
+struct bpf_dp {
+	struct dcqcn *skel;	/* NULL: opened from the pins only */
+	int fd[N_PINS];		/* the maps */
+};
 
 static void say(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -117,6 +131,7 @@ struct bpf_dp *bpf_dp_open(const struct bpf_dp_opts *o, bool *adopted,
 	struct statfs sfs;
 	char path[512];
 	bool existed = false;
+	size_t i;
 
 	if (adopted)
 		*adopted = false;
@@ -151,29 +166,91 @@ struct bpf_dp *bpf_dp_open(const struct bpf_dp_opts *o, bool *adopted,
 		free(dp);
 		return NULL;
 	}
+	for (i = 0; i < N_PINS; i++)
+		dp->fd[i] = bpf_map__fd(bpf_object__find_map_by_name(
+						dp->skel->obj, bpf_dp_pins[i]));
 	if (adopted)
 		*adopted = existed;
 	return dp;
 }
 
+struct bpf_dp *bpf_dp_open_pinned(const char *pin_dir, char *err,
+				  size_t errlen)
+{
+	struct bpf_map_info info;
+	struct bpf_dp *dp;
+	uint32_t len;
+	char path[512];
+	size_t i;
+
+	dp = calloc(1, sizeof(*dp));
+	if (!dp)
+		return NULL;
+	for (i = 0; i < N_PINS; i++)
+		dp->fd[i] = -1;
+	for (i = 0; i < N_PINS; i++) {
+		snprintf(path, sizeof(path), "%s/%s", pin_dir, bpf_dp_pins[i]);
+		dp->fd[i] = bpf_obj_get(path);
+		if (dp->fd[i] < 0) {
+			say(err, errlen, errno == ENOENT ?
+			    "the BPF datapath is not loaded here (no %s)" :
+			    "%s: %s", path, strerror(errno));
+			goto fail;
+		}
+		memset(&info, 0, sizeof(info));
+		len = sizeof(info);
+		if (bpf_obj_get_info_by_fd(dp->fd[i], &info, &len) ||
+		    info.key_size != bpf_dp_sizes[i].key ||
+		    info.value_size != bpf_dp_sizes[i].value) {
+			say(err, errlen, "%s: not this version's map (another rocecc's BPF datapath?)",
+			    path);
+			errno = EPROTO;
+			goto fail;
+		}
+	}
+	return dp;
+fail:
+	i = (size_t)errno;
+	bpf_dp_close(dp);
+	errno = (int)i;
+	return NULL;
+}
+
 void bpf_dp_close(struct bpf_dp *dp)
 {
+	size_t i;
+
 	if (!dp)
 		return;
-	dcqcn__destroy(dp->skel);
+	if (dp->skel) {
+		dcqcn__destroy(dp->skel);
+	} else {
+		for (i = 0; i < N_PINS; i++)
+			if (dp->fd[i] >= 0)
+				close(dp->fd[i]);
+	}
 	free(dp);
 }
 
 int bpf_dp_prog_fd(struct bpf_dp *dp, bool egress)
 {
+	if (!dp->skel)
+		return -ENOENT;
 	return bpf_program__fd(egress ? dp->skel->progs.dcqcn_egress :
 					dp->skel->progs.dcqcn_ingress);
 }
 
 int bpf_dp_map_fd(struct bpf_dp *dp, const char *name)
 {
-	struct bpf_map *m = bpf_object__find_map_by_name(dp->skel->obj, name);
+	struct bpf_map *m;
+	size_t i;
 
+	for (i = 0; i < N_PINS; i++)
+		if (!strcmp(name, bpf_dp_pins[i]))
+			return dp->fd[i];
+	if (!dp->skel)
+		return -ENOENT;
+	m = bpf_object__find_map_by_name(dp->skel->obj, name);
 	return m ? bpf_map__fd(m) : -ENOENT;
 }
 
@@ -273,7 +350,7 @@ static int write_dev(struct bpf_dp *dp, uint32_t ifindex,
 		.max_delay_us = c->max_delay_us,
 	};
 
-	return bpf_map_update_elem(bpf_map__fd(dp->skel->maps.dp_devs),
+	return bpf_map_update_elem(dp->fd[DP_DEVS],
 				   &ifindex, &d, BPF_ANY) ? -errno : 0;
 }
 
@@ -286,7 +363,7 @@ static int init_stats(struct bpf_dp *dp, uint32_t ifindex)
 
 	if (!zero)
 		return -ENOMEM;
-	err = bpf_map_update_elem(bpf_map__fd(dp->skel->maps.dp_stats),
+	err = bpf_map_update_elem(dp->fd[DP_STATS],
 				  &ifindex, zero, BPF_NOEXIST);
 	free(zero);
 	return err && errno != EEXIST ? -errno : 0;
@@ -322,6 +399,11 @@ int bpf_dp_attach(struct bpf_dp *dp, uint32_t ifindex,
 	char nb[IF_NAMESIZE];
 	int e;
 
+	if (!dp->skel) {
+		say(err, errlen, "%s: attaching needs the programs loaded (roceccd)",
+		    ifname(ifindex, nb));
+		return -EOPNOTSUPP;
+	}
 	e = bpf_dp_module_has(ifindex);
 	if (e > 0) {
 		say(err, errlen, "%s is driven by rocecc.ko: detach it there first (rocecc dev detach %s)",
@@ -350,7 +432,7 @@ int bpf_dp_attach(struct bpf_dp *dp, uint32_t ifindex,
 int bpf_dp_set_params(struct bpf_dp *dp, uint32_t ifindex,
 		      const struct rocecc_params *p, char *err, size_t errlen)
 {
-	int fd = bpf_map__fd(dp->skel->maps.dp_devs);
+	int fd = dp->fd[DP_DEVS];
 	struct dcqcn_dev d;
 	int e;
 
@@ -362,6 +444,43 @@ int bpf_dp_set_params(struct bpf_dp *dp, uint32_t ifindex,
 	d.params = *p;
 	/* a hash map update replaces the value whole: no torn reads */
 	return bpf_map_update_elem(fd, &ifindex, &d, BPF_EXIST) ? -errno : 0;
+}
+
+int bpf_dp_dev_get(struct bpf_dp *dp, uint32_t ifindex,
+		   struct bpf_dp_dev_cfg *c)
+{
+	struct dcqcn_dev d;
+
+	if (bpf_map_lookup_elem(dp->fd[DP_DEVS], &ifindex, &d))
+		return errno == ENOENT ? -ENODEV : -errno;
+	memset(c, 0, sizeof(*c));
+	c->params = d.params;
+	c->line_rate_kbps = d.line_rate_kbps;
+	c->pace = d.flags & DCQCN_DEV_PACE;
+	c->budget_pct = d.budget_pct;
+	c->default_budget_us = d.default_budget_us;
+	c->max_delay_us = d.max_delay_us;
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int bpf_dp_devs(struct bpf_dp *dp, uint32_t *out, size_t max)
+{
+	uint32_t k, *prev = NULL;
+	size_t n = 0;
+
+	while (n < max && !bpf_map_get_next_key(dp->fd[DP_DEVS], prev, &k)) {
+		out[n++] = k;
+		prev = &out[n - 1];
+	}
+	qsort(out, n, sizeof(*out), cmp_u32);
+	return (int)n;
 }
 
 /* Delete every key of map @fd (key size @ksz) for which @match says so */
@@ -394,7 +513,8 @@ static bool qp_of(const void *key, uint32_t ifindex)
 	return ((const struct dcqcn_qp_key *)key)->ifindex == ifindex;
 }
 
-int bpf_dp_detach(struct bpf_dp *dp, uint32_t ifindex)
+/* Our filters off @ifindex, then its dp_devs entry: 0 or -errno */
+static int unhook(struct bpf_dp *dp, uint32_t ifindex)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
 			    .attach_point = BPF_TC_INGRESS);
@@ -406,15 +526,27 @@ int bpf_dp_detach(struct bpf_dp *dp, uint32_t ifindex)
 	hook.attach_point = BPF_TC_EGRESS;
 	o.priority = DCQCN_TC_PRIO_EGRESS;
 	e2 = bpf_tc_detach(&hook, &o);
-	bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.dp_devs), &ifindex);
-	bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.dp_stats), &ifindex);
-	delete_keys(bpf_map__fd(dp->skel->maps.dp_flows),
-		    sizeof(struct dcqcn_flow_key), flow_of, ifindex);
-	delete_keys(bpf_map__fd(dp->skel->maps.dp_qps),
-		    sizeof(struct dcqcn_qp_key), qp_of, ifindex);
+	bpf_map_delete_elem(dp->fd[DP_DEVS], &ifindex);
 	if (e1 && e1 != -ENOENT)
 		return e1;
 	return e2 && e2 != -ENOENT ? e2 : 0;
+}
+
+int bpf_dp_stop(struct bpf_dp *dp, uint32_t ifindex)
+{
+	return unhook(dp, ifindex);
+}
+
+int bpf_dp_detach(struct bpf_dp *dp, uint32_t ifindex)
+{
+	int e = unhook(dp, ifindex);
+
+	bpf_map_delete_elem(dp->fd[DP_STATS], &ifindex);
+	delete_keys(dp->fd[DP_FLOWS],
+		    sizeof(struct dcqcn_flow_key), flow_of, ifindex);
+	delete_keys(dp->fd[DP_QPS],
+		    sizeof(struct dcqcn_qp_key), qp_of, ifindex);
+	return e;
 }
 
 /* ---- QPs, counters, flows ----------------------------------------------- */
@@ -433,7 +565,7 @@ int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 		v.timeout = (uint8_t)timeout;
 		v.flags = DCQCN_QP_TIMEOUT;
 	}
-	return bpf_map_update_elem(bpf_map__fd(dp->skel->maps.dp_qps), &k,
+	return bpf_map_update_elem(dp->fd[DP_QPS], &k,
 				   &v, BPF_ANY) ? -errno : 0;
 }
 
@@ -442,7 +574,7 @@ int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)
 	struct dcqcn_qp_key k = { .ifindex = ifindex,
 				  .lqpn = lqpn & ROCECC_BTH_QPN_MASK };
 
-	return bpf_map_delete_elem(bpf_map__fd(dp->skel->maps.dp_qps), &k) ?
+	return bpf_map_delete_elem(dp->fd[DP_QPS], &k) ?
 	       -errno : 0;
 }
 
@@ -467,7 +599,7 @@ int bpf_dp_stats(struct bpf_dp *dp, uint32_t ifindex,
 	if (!pc)
 		return -ENOMEM;
 	memset(v, 0, sizeof(uint64_t) * __DCQCN_STAT_MAX);
-	if (bpf_map_lookup_elem(bpf_map__fd(dp->skel->maps.dp_stats),
+	if (bpf_map_lookup_elem(dp->fd[DP_STATS],
 				&ifindex, pc)) {
 		err = errno == ENOENT ? -ENODEV : -errno;
 		goto out;
@@ -487,7 +619,7 @@ int bpf_dp_flow_foreach(struct bpf_dp *dp, uint32_t ifindex,
 				  const struct dcqcn_flow *f, void *data),
 			void *data)
 {
-	int fd = bpf_map__fd(dp->skel->maps.dp_flows), ret;
+	int fd = dp->fd[DP_FLOWS], ret;
 	struct dcqcn_flow_key k, *prev = NULL;
 	struct dcqcn_flow f;
 
@@ -524,7 +656,7 @@ static int expire_one(const struct dcqcn_flow_key *k,
 int bpf_dp_flows_expire(struct bpf_dp *dp, uint64_t idle_ns, uint64_t now)
 {
 	struct expire x = { .idle_ns = idle_ns, .now = now,
-			    .fd = bpf_map__fd(dp->skel->maps.dp_flows) };
+			    .fd = dp->fd[DP_FLOWS] };
 
 	bpf_dp_flow_foreach(dp, 0, expire_one, &x);
 	return x.n;

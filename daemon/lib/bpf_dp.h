@@ -67,6 +67,16 @@ int bpf_dp_dev_cfg_init(struct bpf_dp_dev_cfg *c, unsigned int profile);
 struct bpf_dp *bpf_dp_open(const struct bpf_dp_opts *o, bool *adopted,
 			   char *err, size_t errlen);
 
+/*
+ * The maps pinned in @pin_dir by the loader that runs (roceccd), without
+ * loading anything: what the CLI reads and writes (parameters, counters,
+ * flows). Everything below works on it but bpf_dp_attach() and
+ * bpf_dp_prog_fd(). NULL and errno (ENOENT: nothing pinned there, EPROTO:
+ * maps of another layout) with a message in @err.
+ */
+struct bpf_dp *bpf_dp_open_pinned(const char *pin_dir, char *err,
+				  size_t errlen);
+
 /* Free the loader; attached programs, maps and pins stay. */
 void bpf_dp_close(struct bpf_dp *dp);
 
@@ -80,6 +90,13 @@ void bpf_dp_close(struct bpf_dp *dp);
 int bpf_dp_attach(struct bpf_dp *dp, uint32_t ifindex,
 		  const struct bpf_dp_dev_cfg *c, char *err, size_t errlen);
 
+/* What @ifindex is attached with; -ENODEV if it is not. */
+int bpf_dp_dev_get(struct bpf_dp *dp, uint32_t ifindex,
+		   struct bpf_dp_dev_cfg *c);
+
+/* The attached netdevs, ascending, into @out (at most @max); how many. */
+int bpf_dp_devs(struct bpf_dp *dp, uint32_t *out, size_t max);
+
 /* New parameters for an attached @ifindex (validated; -ENODEV if not). */
 int bpf_dp_set_params(struct bpf_dp *dp, uint32_t ifindex,
 		      const struct rocecc_params *p, char *err, size_t errlen);
@@ -89,6 +106,13 @@ int bpf_dp_set_params(struct bpf_dp *dp, uint32_t ifindex,
  * may use it), then its dp_devs entry, counters, flows and QPs go.
  */
 int bpf_dp_detach(struct bpf_dp *dp, uint32_t ifindex);
+
+/*
+ * Stop driving @ifindex for now (a daemon that exits): filters off, its
+ * dp_devs entry gone (nothing attached, to anyone who asks), its flows,
+ * QPs and counters kept for the bpf_dp_attach() of the next start.
+ */
+int bpf_dp_stop(struct bpf_dp *dp, uint32_t ifindex);
 
 /*
  * Do this engine's filters sit on @ifindex? What the module (or a second

@@ -5,7 +5,14 @@
  * objects' entry points. rocecc.c parses the options and dispatches to an
  * object: dev.c, param.c, flow.c, monitor.c (rocecc.ko over generic
  * netlink), latency.c and top.c (roceccd over HTTP), pfc.c (DCB netlink),
- * hw.c (an mlx5 port's firmware parameters, lib/hwcc.h).
+ * hw.c (an mlx5 port's firmware parameters, lib/hwcc.h), bpf.c (the BPF
+ * datapath's pinned maps, lib/bpf_dp.h).
+ *
+ * A command about one device goes to the engine that drives it: the NIC's
+ * firmware (hw.c) for an mlx5 port, the BPF datapath (bpf.c) for a netdev
+ * it drives, else rocecc.ko; dev show, param show and flow show without a
+ * device list rocecc.ko's, then the BPF datapath's. Both engines' replies
+ * go through the same printers, which name the engine ("engine").
  */
 #ifndef _ROCECC_CLI_CLI_H
 #define _ROCECC_CLI_CLI_H
@@ -20,8 +27,16 @@
 #include "lib/parse.h"
 #include "lib/rocecc_nl.h"
 
+struct bpf_dp;
+
 struct cli {
 	struct rnl nl;
+	bool have_mod;		/* rocecc.ko's family is open in nl */
+	struct bpf_dp *bdp;	/* the BPF datapath's pinned maps, or NULL */
+	char bdp_err[256];	/* why they could not be opened, "" if absent */
+	const char *engine;	/* the printers' "engine": NULL = "module" */
+	const uint64_t *extra;	/* dev show: the BPF engine's counters, by
+				 * enum dcqcn_stat, or NULL */
 	bool json;
 	bool pretty;
 	bool stats;
@@ -62,12 +77,36 @@ void parse_params(const struct nlattr *nest, uint32_t v[ROCECC_PARAM_MAX + 1],
 		  bool have[ROCECC_PARAM_MAX + 1]);
 
 /*
- * The objects over rocecc.ko: @argc/@argv start after the object's name.
- * Each returns a CLI_EXIT_* code.
+ * The objects over the datapath: @argc/@argv start after the object's
+ * name. Each returns a CLI_EXIT_* code.
  */
 int do_dev(struct cli *c, int argc, char **argv);
 int do_param(struct cli *c, int argc, char **argv);
+int do_flow(struct cli *c, int argc, char **argv);
 int do_monitor(struct cli *c, int argc, char **argv);
+
+/* rocecc.ko's family is open, else a message saying so and CLI_EXIT_FAIL */
+int need_module(struct cli *c);
+
+/* The printers of PARAM_GET and DEV_GET replies (mnl callbacks, @data @c) */
+int param_show_cb(const struct nlmsghdr *nlh, void *data);
+int dev_show_cb(const struct nlmsghdr *nlh, void *data);
+
+/*
+ * bpf.c: the BPF datapath's netdevs. cli_bpf_open() opens the maps pinned
+ * in @pin_dir, if any (c->bdp; why not, if they are there, in
+ * c->bdp_err). cli_bpf_drives(): is @dev one of its netdevs? The others
+ * print or change what rocecc.ko's commands do; @dev NULL: all netdevs.
+ */
+void cli_bpf_open(struct cli *c, const char *pin_dir);
+void cli_bpf_close(struct cli *c);
+bool cli_bpf_drives(struct cli *c, const char *dev);
+int cli_bpf_param_show(struct cli *c, const char *dev);
+int cli_bpf_param_set(struct cli *c, const char *dev, int argc, char **argv);
+int cli_bpf_profile(struct cli *c, const char *dev, int profile);
+int cli_bpf_dev_show(struct cli *c, const char *dev);
+/* Each flow as a FLOW_GET message to @cb(@nlh, @data); 0 or -errno */
+int cli_bpf_flows(struct cli *c, const char *dev, mnl_cb_t cb, void *data);
 
 /*
  * One NAME VALUE pair of param set (param.c): 0 with its enum rocecc_param

@@ -1,13 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rocecc dev attach | detach | show: the devices rocecc.ko runs on, their
- * counters (-s) and software PFC state.
+ * counters (-s) and software PFC state; dev show lists the BPF
+ * datapath's netdevs too (bpf.c), and attach and detach refuse them.
  */
 #include <stdio.h>
 #include <string.h>
 #include <json-c/json.h>
 #include <libmnl/libmnl.h>
 
+#include <net/if.h>
+
+#include "dcqcn_bpf.h"
+#include "lib/bpf_dp.h"
 #include "cli.h"
 
 /*
@@ -129,7 +134,29 @@ static void dev_show_pfc(const struct nlattr *nest, json_object *o)
 	}
 }
 
-static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
+/* The BPF engine's own counters (c->extra) into @s, or as text */
+static void dev_show_extra(const struct cli *c, json_object *s)
+{
+	unsigned int t, n = 0;
+
+	for (t = __ROCECC_STAT_MAX; c->extra && t < __DCQCN_STAT_MAX; t++) {
+		if (s) {
+			json_object_object_add(s, dcqcn_stat_name(t),
+					       json_object_new_uint64(c->extra[t]));
+			continue;
+		}
+		printf("%s%s %llu", n++ ? "  " : "    ", dcqcn_stat_name(t),
+		       (unsigned long long)c->extra[t]);
+		if (n == 4) {
+			putchar('\n');
+			n = 0;
+		}
+	}
+	if (n)
+		putchar('\n');
+}
+
+int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct cli *c = data;
 	uint64_t st[ROCECC_STAT_MAX + 1] = { 0 };
@@ -159,6 +186,8 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 				       json_object_new_int64(attr_ifindex(&at)));
 		json_object_object_add(o, "dev",
 				       json_object_new_string(attr_name(&at)));
+		json_object_object_add(o, "engine", json_object_new_string(
+				       c->engine ? c->engine : "module"));
 		if (at.tb[ROCECC_A_DEV_SW_DCB])
 			json_object_object_add(o, "sw_dcb",
 					       json_object_new_boolean(mnl_attr_get_u8(at.tb[ROCECC_A_DEV_SW_DCB])));
@@ -171,6 +200,7 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 				if (have[t])
 					json_object_object_add(s, cli_stat_name(t),
 							       json_object_new_uint64(st[t]));
+			dev_show_extra(c, s);
 			json_object_object_add(o, "stats", s);
 		}
 		out_json(c, o);
@@ -178,8 +208,9 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 	}
 
 	if (!c->rows++)
-		printf("%-16s %7s\n", "DEV", "IFINDEX");
-	printf("%-16s %7u\n", attr_name(&at), attr_ifindex(&at));
+		printf("%-16s %7s  %s\n", "DEV", "IFINDEX", "ENGINE");
+	printf("%-16s %7u  %s\n", attr_name(&at), attr_ifindex(&at),
+	       c->engine ? c->engine : "module");
 	if (c->stats) {
 		/* The mlx5 counters on one line, rocecc's own below, 4 a line. */
 		n = 0;
@@ -195,6 +226,7 @@ static int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 		}
 		if (n)
 			putchar('\n');
+		dev_show_extra(c, NULL);
 		if (at.tb[ROCECC_A_PFC])
 			dev_show_pfc(at.tb[ROCECC_A_PFC], NULL);
 	}
@@ -211,17 +243,24 @@ int do_dev(struct cli *c, int argc, char **argv)
 	    cli_matches(argv[0], "list")) {
 		if (argc > 2)
 			return usage_error("dev show: unexpected '%s'", argv[2]);
-		if (argc == 2) {
-			nlh = rnl_msg(&c->nl, ROCECC_CMD_DEV_GET, NLM_F_ACK);
-			mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, argv[1]);
-		} else {
-			nlh = rnl_msg(&c->nl, ROCECC_CMD_DEV_GET, NLM_F_DUMP);
+		dev = argc == 2 ? argv[1] : NULL;
+		if (cli_bpf_drives(c, dev))
+			return cli_bpf_dev_show(c, dev) ? CLI_EXIT_FAIL :
+							  CLI_EXIT_OK;
+		if (dev && need_module(c))
+			return CLI_EXIT_FAIL;
+		if (c->have_mod) {
+			nlh = rnl_msg(&c->nl, ROCECC_CMD_DEV_GET,
+				      dev ? NLM_F_ACK : NLM_F_DUMP);
+			if (dev)
+				mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, dev);
+			err = rnl_talk(&c->nl, nlh, dev_show_cb, c);
+			if (err)
+				return nl_error(c, err, "cannot show %s",
+						dev ? dev : "devices");
 		}
-		err = rnl_talk(&c->nl, nlh, dev_show_cb, c);
-		if (err)
-			return nl_error(c, err, "cannot show %s",
-					argc == 2 ? argv[1] : "devices");
-		flush_json(c);
+		if (!dev && c->bdp && cli_bpf_dev_show(c, NULL))
+			return CLI_EXIT_FAIL;
 		return CLI_EXIT_OK;
 	}
 
@@ -234,6 +273,21 @@ int do_dev(struct cli *c, int argc, char **argv)
 		dev = argv[1];
 		if (strlen(dev) >= 16)
 			return usage_error("'%s': device names are at most 15 characters", dev);
+		/* the two engines never drive one netdev */
+		if (cli_bpf_drives(c, dev)) {
+			fprintf(stderr, "%s: cannot %s '%s': the BPF datapath drives it (roceccd [datapath] engine = bpf); %s\n",
+				cli_prog, attach ? "attach" : "detach", dev,
+				attach ? "it must be detached there first" :
+					 "roceccd attached it and detaches it");
+			return CLI_EXIT_FAIL;
+		}
+		if (attach && bpf_dp_on_netdev(if_nametoindex(dev)) > 0) {
+			fprintf(stderr, "%s: cannot attach '%s': the BPF datapath's filters (dcqcn_ingress, dcqcn_egress) are on it\n",
+				cli_prog, dev);
+			return CLI_EXIT_FAIL;
+		}
+		if (need_module(c))
+			return CLI_EXIT_FAIL;
 		nlh = rnl_msg(&c->nl, attach ? ROCECC_CMD_DEV_ATTACH :
 				      ROCECC_CMD_DEV_DETACH, NLM_F_ACK);
 		mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, dev);

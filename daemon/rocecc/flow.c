@@ -4,7 +4,9 @@
  * local QP, DCQCN rates and alpha, traffic, CNPs both ways, pacing budget);
  * -s adds pacing, increase and timing statistics; -j prints every
  * attribute as JSON (rates in kb/s, times in ns of CLOCK_MONOTONIC, 0 =
- * never). Also the monitor's lines for the flow events.
+ * never). Also the monitor's lines for the flow events. rocecc.ko's
+ * flows and the BPF datapath's (bpf.c, the same attributes) go through
+ * the same printer; -j names the engine.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -19,6 +21,7 @@
 
 #include <uapi/linux/rocecc.h>
 
+#include "cli.h"
 #include "flow.h"
 #include "lib/parse.h"
 
@@ -30,6 +33,7 @@ struct flow {
 
 struct flow_ctx {
 	const struct cli_flow_opts *o;
+	const char *engine;	/* "module" or "bpf" */
 	json_object *arr;
 	unsigned int rows;
 	uint64_t now;		/* CLOCK_MONOTONIC ns, for "ago" */
@@ -277,21 +281,49 @@ static int flow_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (flow_parse(nlh, &f, name))
 		return MNL_CB_OK;
-	if (c->o->json)
-		json_object_array_add(c->arr, flow_json(&f, name));
-	else
+	if (c->o->json) {
+		json_object *o = flow_json(&f, name);
+
+		json_object_object_add(o, "engine",
+				       json_object_new_string(c->engine));
+		json_object_array_add(c->arr, o);
+	} else
 		flow_text(c, &f, name);
 	return MNL_CB_OK;
 }
 
-int cli_flow(struct rnl *nl, const struct cli_flow_opts *o, int argc,
-	     char **argv)
+/* The flows of rocecc.ko (of @dev, or all) through flow_cb() */
+static int flow_module(struct cli *cl, const char *dev, struct flow_ctx *c)
 {
-	struct flow_ctx c = { .o = o };
-	const char *dev = NULL;
+	struct rnl *nl = &cl->nl;
 	struct nlmsghdr *nlh;
-	struct timespec ts;
 	int err;
+
+	c->engine = "module";
+	nlh = rnl_msg(nl, ROCECC_CMD_FLOW_GET, NLM_F_DUMP);
+	if (dev)
+		mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, dev);
+	err = rnl_talk(nl, nlh, flow_cb, c);
+	if (!err)
+		return 0;
+	fprintf(stderr, "rocecc: cannot show flows%s%s", dev ? " of " : "",
+		dev ? dev : "");
+	if (nl->ext_msg[0])
+		fprintf(stderr, ": %s", cli_strip_prefix(nl->ext_msg));
+	fprintf(stderr, " (%s)\n", strerror(-err));
+	return -1;
+}
+
+int do_flow(struct cli *cl, int argc, char **argv)
+{
+	struct cli_flow_opts o = {
+		.json = cl->json, .pretty = cl->pretty, .stats = cl->stats,
+	};
+	struct flow_ctx c = { .o = &o };
+	const char *dev = NULL;
+	struct timespec ts;
+	bool bpf;
+	int err = 0;
 
 	if (argc > 0 && !cli_matches(argv[0], "show") &&
 	    !cli_matches(argv[0], "list")) {
@@ -309,32 +341,30 @@ int cli_flow(struct rnl *nl, const struct cli_flow_opts *o, int argc,
 		fprintf(stderr, "rocecc: flow show: expected [dev DEV] (try 'rocecc help')\n");
 		return CLI_EXIT_USAGE;
 	}
+	bpf = cli_bpf_drives(cl, dev);
+	if (!bpf && (dev || !cl->bdp) && need_module(cl))
+		return CLI_EXIT_FAIL;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	c.now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	if (o->json)
+	if (o.json)
 		c.arr = json_object_new_array();
-	nlh = rnl_msg(nl, ROCECC_CMD_FLOW_GET, NLM_F_DUMP);
-	if (dev)
-		mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, dev);
-	err = rnl_talk(nl, nlh, flow_cb, &c);
-	if (err) {
-		fprintf(stderr, "rocecc: cannot show flows%s%s",
-			dev ? " of " : "", dev ? dev : "");
-		if (nl->ext_msg[0])
-			fprintf(stderr, ": %s", cli_strip_prefix(nl->ext_msg));
-		fprintf(stderr, " (%s)\n", strerror(-err));
-		if (c.arr)
-			json_object_put(c.arr);
-		return CLI_EXIT_FAIL;
+	if (!bpf && cl->have_mod)
+		err = flow_module(cl, dev, &c);
+	if (!err && cl->bdp && (bpf || !dev)) {
+		c.engine = "bpf";
+		err = cli_bpf_flows(cl, dev, flow_cb, &c);
+		if (err)
+			fprintf(stderr, "rocecc: cannot show the BPF datapath's flows: %s\n",
+				strerror(-err));
 	}
-	if (o->json) {
+	if (!err && o.json)
 		printf("%s\n", json_object_to_json_string_ext(c.arr,
-			o->pretty ? JSON_C_TO_STRING_PRETTY :
-				    JSON_C_TO_STRING_PLAIN));
+			o.pretty ? JSON_C_TO_STRING_PRETTY :
+				   JSON_C_TO_STRING_PLAIN));
+	if (c.arr)
 		json_object_put(c.arr);
-	}
-	return CLI_EXIT_OK;
+	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
 }
 
 int cli_flow_event(const struct nlmsghdr *nlh, const char *ev, bool json)

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * "rocecc flow show": the datapath's flows (ROCECC_CMD_FLOW_GET dump).
+ * "rocecc flow show" (do_flow(), cli.h): the datapath's flows
+ * (ROCECC_CMD_FLOW_GET dump, and the BPF datapath's in its attributes).
  */
 #ifndef _ROCECC_CLI_FLOW_H
 #define _ROCECC_CLI_FLOW_H
@@ -15,12 +16,6 @@ struct cli_flow_opts {
 	bool stats;	/* -s: pacing, CNP and increase statistics too */
 };
 
-/*
- * rocecc flow show [dev DEV]. @argc/@argv start after "flow". Prints
- * errors itself; returns a CLI_EXIT_* code.
- */
-int cli_flow(struct rnl *nl, const struct cli_flow_opts *o, int argc,
-	     char **argv);
 
 /*
  * Print a flow event (FLOW_CREATED, FLOW_EXPIRED) for rocecc monitor:

@@ -99,6 +99,8 @@ int do_monitor(struct cli *c, int argc, char **argv)
 
 	if (argc > 0)
 		return usage_error("monitor: unexpected '%s'", argv[0]);
+	if (need_module(c))
+		return CLI_EXIT_FAIL;
 	err = rnl_listen(&c->nl, monitor_cb, c);
 	if (err == -ENOENT) {
 		fprintf(stderr, "%s: the family has no '%s' group\n", cli_prog,

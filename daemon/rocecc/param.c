@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * rocecc param show | set | profile: the default parameter set and each
- * attached device's own.
+ * attached device's own, rocecc.ko's or, for a netdev the BPF datapath
+ * drives, its (bpf.c; it has no default set: roceccd configures it).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +13,7 @@
 
 #include "cli.h"
 
-static int param_show_cb(const struct nlmsghdr *nlh, void *data)
+int param_show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct cli *c = data;
 	uint32_t v[ROCECC_PARAM_MAX + 1] = { 0 };
@@ -38,6 +39,8 @@ static int param_show_cb(const struct nlmsghdr *nlh, void *data)
 				       json_object_new_string(attr_name(&at)));
 		json_object_object_add(o, "ifindex",
 				       json_object_new_int64(attr_ifindex(&at)));
+		json_object_object_add(o, "engine", json_object_new_string(
+				       c->engine ? c->engine : "module"));
 		json_object_object_add(o, "profile",
 				       json_object_new_string(profile));
 		for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
@@ -63,7 +66,8 @@ static int param_show_cb(const struct nlmsghdr *nlh, void *data)
 
 	if (c->rows++)
 		putchar('\n');
-	printf("%s: profile %s\n", attr_name(&at), profile);
+	printf("%s: profile %s%s%s\n", attr_name(&at), profile,
+	       c->engine ? ", engine " : "", c->engine ? c->engine : "");
 	printf("  %-30s %10s  %-8s %s\n", "PARAMETER", "VALUE", "UNIT", "RANGE");
 	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
 		if (!have[id])
@@ -92,6 +96,14 @@ static int param_show(struct cli *c, int argc, char **argv)
 		if (!c->filter_id)
 			return usage_error("unknown parameter '%s'", argv[0]);
 	}
+	if (cli_bpf_drives(c, sc.dev))
+		return cli_bpf_param_show(c, sc.dev) ? CLI_EXIT_FAIL :
+						       CLI_EXIT_OK;
+	if (!sc.given && !c->have_mod)
+		return cli_bpf_param_show(c, NULL) ? CLI_EXIT_FAIL :
+						     CLI_EXIT_OK;
+	if (need_module(c))
+		return CLI_EXIT_FAIL;
 	if (sc.given) {
 		nlh = rnl_msg(&c->nl, ROCECC_CMD_PARAM_GET, NLM_F_ACK);
 		put_scope(nlh, &sc);
@@ -102,7 +114,8 @@ static int param_show(struct cli *c, int argc, char **argv)
 	if (err)
 		return nl_error(c, err, "cannot show the parameters of %s",
 				sc.given ? scope_name(&sc) : "rocecc");
-	flush_json(c);
+	if (!sc.given && c->bdp && cli_bpf_param_show(c, NULL))
+		return CLI_EXIT_FAIL;
 	return CLI_EXIT_OK;
 }
 
@@ -143,6 +156,10 @@ static int param_set(struct cli *c, int argc, char **argv)
 		return usage_error("param set: expected NAME VALUE pairs");
 	if (argc / 2 > ROCECC_PARAM_MAX)
 		return usage_error("param set: too many parameters");
+	if (cli_bpf_drives(c, sc.dev))
+		return cli_bpf_param_set(c, sc.dev, argc, argv);
+	if (need_module(c))
+		return CLI_EXIT_FAIL;
 
 	nlh = rnl_msg(&c->nl, ROCECC_CMD_PARAM_SET, NLM_F_ACK);
 	put_scope(nlh, &sc);
@@ -186,6 +203,10 @@ static int param_profile(struct cli *c, int argc, char **argv)
 	prof = cli_profile_by_name(argv[0]);
 	if (prof < 0)
 		return usage_error("unknown profile '%s': mlx5 or paper", argv[0]);
+	if (cli_bpf_drives(c, sc.dev))
+		return cli_bpf_profile(c, sc.dev, prof);
+	if (need_module(c))
+		return CLI_EXIT_FAIL;
 	nlh = rnl_msg(&c->nl, ROCECC_CMD_PROFILE_SET, NLM_F_ACK);
 	put_scope(nlh, &sc);
 	mnl_attr_put_u32(nlh, ROCECC_A_PROFILE, prof);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rocecc - configure and watch rocecc.ko over generic netlink.
+ * rocecc - configure and watch rocecc.ko over generic netlink (and the
+ * BPF datapath through the maps roceccd pins).
  *
  *   rocecc [-j [-p]] [-s] dev attach DEV
  *   rocecc ... dev detach DEV
@@ -49,6 +50,9 @@
 #include "top.h"
 
 const char cli_prog[] = "rocecc";
+
+/* Where roceccd pins the BPF datapath's maps by default (pin_dir) */
+#define CLI_PIN_DIR	"/sys/fs/bpf/rocecc"
 
 /*
  * The usage text, one entry per object: "rocecc help" prints them all,
@@ -143,9 +147,15 @@ static void usage(FILE *f)
 		"root; rocecc.ko is not needed). rp_rate_divisor has no firmware\n"
 		"counterpart: only 1 can be set there.\n"
 		"\n"
+		"A netdev the BPF datapath drives (roceccd --datapath bpf): dev show,\n"
+		"param show, set and profile, flow show read and write its maps, pinned\n"
+		"by roceccd (root), with the same output (-j: \"engine\": \"bpf\").\n"
+		"\n"
 		"OPTIONS: -j JSON output, -p pretty JSON, -s statistics, -h help\n"
 		"         --hw-root DIR  for tests only: look for the mlx5 driver's\n"
 		"                        sysfs and debugfs under DIR instead of /\n"
+		"         --pin-dir DIR  where roceccd pinned the BPF datapath's maps\n"
+		"                        (default " CLI_PIN_DIR ")\n"
 		"Exit status: 0 ok, 1 failed (the kernel's reason is shown), 2 usage;\n"
 		"doctor: 0 pass, 1 warn, 2 fail.\n"
 		"See rocecc(8).\n");
@@ -216,21 +226,51 @@ void flush_json(struct cli *c)
 	c->out = NULL;
 }
 
-static int do_flow(struct cli *c, int argc, char **argv)
+int need_module(struct cli *c)
 {
-	struct cli_flow_opts o = {
-		.json = c->json, .pretty = c->pretty, .stats = c->stats,
-	};
+	if (c->have_mod)
+		return 0;
+	fprintf(stderr, "%s: generic netlink family '%s' not found: is rocecc.ko loaded?\n",
+		cli_prog, ROCECC_GENL_NAME);
+	return CLI_EXIT_FAIL;
+}
 
-	return cli_flow(&c->nl, &o, argc, argv);
+/*
+ * Open what the datapath objects talk to: rocecc.ko's family and the BPF
+ * datapath's pinned maps, either may be absent (need_module() and bpf.c
+ * say so where it matters), not both.
+ */
+static int open_engines(struct cli *c, const char *pin_dir)
+{
+	int err = rnl_open(&c->nl);
+
+	c->have_mod = !err;
+	if (err && err != -ENOENT) {
+		fprintf(stderr, "%s: cannot open a generic netlink socket: %s\n",
+			cli_prog, strerror(-err));
+		return CLI_EXIT_FAIL;
+	}
+	cli_bpf_open(c, pin_dir);
+	if (c->bdp_err[0])
+		fprintf(stderr, "%s: the BPF datapath: %s\n", cli_prog,
+			c->bdp_err);
+	if (c->have_mod || c->bdp)
+		return CLI_EXIT_OK;
+	fprintf(stderr, "%s: generic netlink family '%s' not found: is rocecc.ko loaded?",
+		cli_prog, ROCECC_GENL_NAME);
+	if (!c->bdp_err[0])
+		fprintf(stderr, " (nor is the BPF datapath pinned in %s)",
+			pin_dir);
+	fputc('\n', stderr);
+	return CLI_EXIT_FAIL;
 }
 
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
 	int (*fn)(struct cli *, int, char **) = NULL;
-	const char *hw_root = NULL;
-	int err, ret;
+	const char *hw_root = NULL, *pin_dir = CLI_PIN_DIR;
+	int ret;
 
 	while (argc > 1 && argv[1][0] == '-' && argv[1][1]) {
 		const char *o = argv[1] + 1;
@@ -244,6 +284,14 @@ int main(int argc, char **argv)
 			if (argc < 3)
 				return usage_error("--hw-root needs a directory");
 			hw_root = argv[2];
+			argc -= 2;
+			argv += 2;
+			continue;
+		}
+		if (!strcmp(argv[1], "--pin-dir")) {
+			if (argc < 3)
+				return usage_error("--pin-dir needs a directory");
+			pin_dir = argv[2];
 			argc -= 2;
 			argv += 2;
 			continue;
@@ -329,20 +377,16 @@ int main(int argc, char **argv)
 		return usage_error("unknown object '%s'", argv[1]);
 
 	signal(SIGPIPE, SIG_DFL);
-	err = rnl_open(&c.nl);
-	if (err == -ENOENT) {
-		fprintf(stderr, "%s: generic netlink family '%s' not found: is rocecc.ko loaded?\n",
-			cli_prog, ROCECC_GENL_NAME);
-		return CLI_EXIT_FAIL;
-	}
-	if (err) {
-		fprintf(stderr, "%s: cannot open a generic netlink socket: %s\n",
-			cli_prog, strerror(-err));
-		return CLI_EXIT_FAIL;
-	}
+	ret = open_engines(&c, pin_dir);
+	if (ret)
+		return ret;
 	ret = fn(&c, argc - 2, argv + 2);
+	if (!ret)
+		flush_json(&c);
 	if (c.out)
 		json_object_put(c.out);
-	rnl_close(&c.nl);
+	if (c.have_mod)
+		rnl_close(&c.nl);
+	cli_bpf_close(&c);
 	return ret;
 }

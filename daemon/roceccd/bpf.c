@@ -20,8 +20,8 @@
 #include "roceccd.h"
 
 /*
- * The programs, with the maps that hold what was measured ("flows" and
- * "stats") pinned in the configured pin_dir (default /sys/fs/bpf/rocecc):
+ * The programs, with the maps that hold what was measured ("flows",
+ * "stats" and "pending") pinned in the configured pin_dir (default /sys/fs/bpf/rocecc):
  * a restarted daemon finds them there and carries on with every flow's
  * counters and histograms (Prometheus sees no counter reset); the QP names
  * come back with the first poll. The pins outlive the daemon on purpose
@@ -31,7 +31,7 @@
  * directory whose pins could have been planted by someone else
  * (pins.c) is refused: the daemon does not start.
  */
-static const char *const rd_pinned_maps[] = { "flows", "stats" };
+static const char *const rd_pinned_maps[] = { "flows", "stats", "pending" };
 
 static void rd_unpin(const char *dir)
 {
@@ -172,5 +172,6 @@ int rd_bpf_load(struct rd *rd)
 			       strerror(-err));
 		return err;
 	}
+	rd_events_open(rd);	/* without: new QPs wait for the next poll */
 	return 0;
 }

@@ -23,10 +23,14 @@
 #define IFNAME_MAX	15	/* IFNAMSIZ - 1 */
 #define HOST_MAX	255	/* RANKMAP_HOST_MAX */
 
-enum { S_DAEMON, S_MODULE, S_STRAGGLER, S_RANKMAP, S_PFC, S_HW, S_NR };
+enum {
+	S_DAEMON, S_DATAPATH, S_MODULE, S_STRAGGLER, S_RANKMAP, S_PFC, S_HW,
+	S_NR
+};
 
 static const char *const sections[S_NR] = {
 	[S_DAEMON] = "daemon",
+	[S_DATAPATH] = "datapath",
 	[S_MODULE] = "module",
 	[S_STRAGGLER] = "straggler",
 	[S_RANKMAP] = "rankmap",
@@ -34,7 +38,7 @@ static const char *const sections[S_NR] = {
 	[S_HW] = "hw",
 };
 
-#define SECTIONS_KNOWN	"daemon, module, straggler, rankmap, pfc, hw"
+#define SECTIONS_KNOWN	"daemon, datapath, module, straggler, rankmap, pfc, hw"
 
 /*
  * The keys other than module parameters; a module parameter's key number is
@@ -43,6 +47,7 @@ static const char *const sections[S_NR] = {
 enum {
 	K_LISTEN, K_PORT, K_INTERVAL, K_LINGER, K_PER_OCTAVE, K_LOG_LEVEL,
 	K_PIN_DIR,
+	K_ENGINE,
 	K_ATTACH, K_DEVICES, K_FQ, K_PROFILE,
 	K_FACTOR, K_MIN_MESSAGES, K_MIN_FLOWS, K_WINDOW, K_GROUP_BY,
 	K_FILE, K_HOST,
@@ -68,6 +73,7 @@ static const struct {
 	[K_PER_OCTAVE] = { S_DAEMON, "buckets_per_octave" },
 	[K_LOG_LEVEL] = { S_DAEMON, "log_level" },
 	[K_PIN_DIR] = { S_DAEMON, "pin_dir" },
+	[K_ENGINE] = { S_DATAPATH, "engine" },
 	[K_ATTACH] = { S_MODULE, "attach" },
 	[K_DEVICES] = { S_MODULE, "devices" },
 	[K_FQ] = { S_MODULE, "fq" },
@@ -126,6 +132,35 @@ static const char *const log_level_names[] = {
 	"error", "warn", "info", "debug",
 };
 
+static const char *const engine_names[RD_ENGINE_NR] = {
+	[RD_ENGINE_NONE] = "none",
+	[RD_ENGINE_MODULE] = "module",
+	[RD_ENGINE_BPF] = "bpf",
+	[RD_ENGINE_AUTO] = "auto",
+};
+
+const char *rd_engine_name(int e)
+{
+	return e >= 0 && e < RD_ENGINE_NR ? engine_names[e] : NULL;
+}
+
+int rd_engine_parse(const char *s)
+{
+	int e;
+
+	for (e = 0; e < RD_ENGINE_NR; e++)
+		if (!strcmp(s, engine_names[e]))
+			return e;
+	return -1;
+}
+
+int rd_conf_engine(const struct rd_conf *c)
+{
+	if (c->dp_engine >= 0)
+		return c->dp_engine;
+	return c->module_attach ? RD_ENGINE_MODULE : RD_ENGINE_NONE;
+}
+
 const char *rd_group_by_name(enum rd_group_by g)
 {
 	return (unsigned int)g < RD_GROUP_NR ? group_by_names[g] : NULL;
@@ -151,6 +186,7 @@ void rd_conf_defaults(struct rd_conf *c)
 	c->per_octave = 4;
 	c->log_level = rd_log_level("info");
 	strcpy(c->pin_dir, "/sys/fs/bpf/rocecc");
+	c->dp_engine = -1;
 	c->module_attach = false;
 	c->hw_apply = false;
 	c->module_fq = true;
@@ -232,6 +268,7 @@ bool rd_conf_equal(const struct rd_conf *a, const struct rd_conf *b)
 	       a->per_octave == b->per_octave &&
 	       a->log_level == b->log_level &&
 	       !strcmp(a->pin_dir, b->pin_dir) &&
+	       a->dp_engine == b->dp_engine &&
 	       a->module_attach == b->module_attach &&
 	       a->hw_apply == b->hw_apply &&
 	       !strcmp(a->hw_devices, b->hw_devices) &&
@@ -593,6 +630,14 @@ static int set_key(struct rd_conf *c, int k, const char *s, char *why,
 	case K_PIN_DIR:
 		return parse_path(s, c->pin_dir, sizeof(c->pin_dir), why,
 				  whylen);
+	case K_ENGINE:
+		i = rd_engine_parse(s);
+		if (i < 0) {
+			snprintf(why, whylen, "is not none, module, bpf or auto");
+			return -EINVAL;
+		}
+		c->dp_engine = i;
+		return 0;
 	case K_ATTACH:
 		if (parse_bool(s, &b)) {
 			snprintf(why, whylen,
@@ -1250,6 +1295,13 @@ int rd_conf_check(const struct rd_conf *c, const char *name, char *err,
 {
 	char a[32], b[32];
 
+	if (c->module_attach && c->dp_engine >= 0 &&
+	    c->dp_engine != RD_ENGINE_MODULE && c->dp_engine != RD_ENGINE_AUTO) {
+		msg(err, errlen, name, 0,
+		    "[datapath] engine: %s, but [module] attach = yes asks for rocecc.ko (set one of them)",
+		    rd_engine_name(c->dp_engine));
+		return -EINVAL;
+	}
 	if (c->group_by == RD_GROUP_RANKMAP && !c->rankmap_file[0]) {
 		msg(err, errlen, name, 0,
 		    "[straggler] group_by: rankmap needs a rank map ([rankmap] file)");
@@ -1318,6 +1370,12 @@ void rd_conf_print(FILE *f, const struct rd_conf *c)
 	else
 		fprintf(f, "#log_level = %d ; invalid\n", c->log_level);
 	fprintf(f, "pin_dir = %s\n", c->pin_dir[0] ? c->pin_dir : "none");
+
+	fprintf(f, "\n[datapath]\n");
+	if (rd_engine_name(c->dp_engine))
+		fprintf(f, "engine = %s\n", rd_engine_name(c->dp_engine));
+	else
+		fprintf(f, "#engine = none ; not set: [module] attach decides (yes: module)\n");
 
 	fprintf(f, "\n[module]\n");
 	fprintf(f, "attach = %s\n", c->module_attach ? "yes" : "no");

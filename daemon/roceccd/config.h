@@ -23,16 +23,27 @@
  *	log_level = info	; error, warn, info or debug (any case)
  *	pin_dir = /sys/fs/bpf/rocecc	; an absolute path, or none
  *
- *	[module]		; rocecc.ko, when it is loaded
- *	attach = no		; attach it to the RoCE netdevs (**)
+ *	[datapath]		; the software DCQCN datapath
+ *	engine = none		; none, module (rocecc.ko, when it is
+ *				; loaded), bpf (bpf/dcqcn.bpf.c, loaded and
+ *				; pinned by the daemon) or auto (module when
+ *				; rocecc.ko is loaded, else bpf, chosen per
+ *				; netdev when it is attached). Not set by
+ *				; default: [module] attach decides (yes:
+ *				; module), which must agree if both are set
+ *
+ *	[module]		; the datapath's netdevs and parameters,
+ *				; whichever engine drives them
+ *	attach = no		; the old spelling of engine = module (**)
  *	devices = all		; all, or netdev names separated by blanks or
- *				; commas: which netdevs attach applies to
+ *				; commas: which netdevs the engine drives
  *	fq = yes		; before attaching, replace a default root
  *				; qdisc (noqueue, pfifo_fast, fq_codel) by fq,
- *				; which the module's pacing needs; removed
- *				; again on detach. no: leave qdiscs alone
+ *				; which pacing needs; removed again on
+ *				; detach. no: leave qdiscs alone
  *	profile = mlx5		; mlx5 or paper; not set by default: the
  *				; module's parameter set is left as it is
+ *				; (the BPF engine starts from mlx5's)
  *	NAME = VALUE		; any rocecc parameter by its mlx5 name
  *				; (rocecc param show), decimal or 0x hex,
  *				; within the parameter's range; applied after
@@ -155,6 +166,8 @@ struct rd_conf {
 					 * 1 warn, 2 info, 3 debug */
 	char pin_dir[256];		/* "/sys/fs/bpf/rocecc"; absolute, or
 					 * "" for no pinning ("none") */
+	/* [datapath] */
+	int dp_engine;			/* -1 = not set, else enum rd_engine */
 	/* [module] */
 	bool module_attach;		/* false */
 	bool module_fq;			/* true */
@@ -220,6 +233,22 @@ struct rd_conf {
 enum { RD_PFCWD_ALERT, RD_PFCWD_DISABLE };
 enum { RD_PFCTUNE_OFF, RD_PFCTUNE_ON, RD_PFCTUNE_DRY_RUN };
 
+/* [datapath] engine */
+enum rd_engine {
+	RD_ENGINE_NONE,
+	RD_ENGINE_MODULE,	/* rocecc.ko */
+	RD_ENGINE_BPF,		/* bpf/dcqcn.bpf.c */
+	RD_ENGINE_AUTO,		/* rocecc.ko if loaded, else BPF */
+	RD_ENGINE_NR,
+};
+
+/* "none", "module", "bpf", "auto"; NULL out of range. */
+const char *rd_engine_name(int e);
+/* The enum rd_engine of such a name, or -1. */
+int rd_engine_parse(const char *s);
+/* The engine @c asks for: engine, or else [module] attach. */
+int rd_conf_engine(const struct rd_conf *c);
+
 /* Is the PFC watchdog on (watchdog = on, or auto with priorities)? */
 bool rd_conf_pfcwd_on(const struct rd_conf *c);
 
@@ -282,7 +311,8 @@ int rd_conf_set(struct rd_conf *c, const char *name, const char *section,
 
 /*
  * Checks across keys, after the file and the command line are applied:
- * group_by = rankmap without [rankmap] file, [rankmap] host without file,
+ * [module] attach = yes with [datapath] engine none or bpf, group_by =
+ * rankmap without [rankmap] file, [rankmap] host without file,
  * window shorter than 2 * interval, [pfc] buffer_size = auto without
  * priorities (or with priorities = none). 0 or -EINVAL with a message
  * "NAME: [SECTION] KEY: what is wrong" (no line; @name NULL: without

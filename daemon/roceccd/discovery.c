@@ -224,9 +224,11 @@ static void rd_prune(struct rd *rd, uint64_t now)
 		prev = &key;
 		if (bpf_map_lookup_elem(ffd, &key, val))
 			continue;
-		if (!val->lqpn)
-			continue;
-		e = rd_qp_find(rd, key.ifindex, val->lqpn);
+		/* an egress packet made it: its QP by the remote QPN */
+		e = val->lqpn ? rd_qp_find(rd, key.ifindex, val->lqpn) :
+				rd_qp_by_rqpn(rd, key.ifindex, key.rqpn);
+		if (!val->lqpn && !e)
+			continue;	/* nobody's: rd_resolve() evicts it */
 		if (e && (!e->gone || now - e->gone_ms < rd->conf.linger_ms))
 			continue;
 		/*
@@ -252,22 +254,97 @@ static void rd_prune(struct rd *rd, uint64_t now)
 	rd->nqps = o;
 }
 
-void rd_poll(struct rd *rd)
+/* A new RoCE netdev @port of device @dev: flowmon attached; NULL if not */
+static struct rd_netdev *rd_netdev_add(struct rd *rd,
+				       const struct rdma_nl_dev *dev,
+				       const struct rdma_nl_port *port)
+{
+	struct rd_netdev *nd;
+	char j1[64], j2[64];
+	void *p = grow(rd->nds, &rd->capnds, rd->nnds, sizeof(*rd->nds));
+
+	if (!p)
+		return NULL;
+	rd->nds = p;
+	nd = &rd->nds[rd->nnds];
+	memset(nd, 0, sizeof(*nd));
+	nd->ifindex = port->ifindex;
+	snprintf(nd->name, sizeof(nd->name), "%s", port->netdev);
+	snprintf(nd->dev, sizeof(nd->dev), "%s", dev->name);
+	nd->rank_host = -1;
+	if (rd_attach(rd, nd)) {
+		rd->poll_errors++;
+		return NULL;	/* retried next round */
+	}
+	rd->nnds++;
+	rd_event(rd, "netdev_attached", "\"netdev\":%s,\"dev\":%s",
+		 rd_jstr(nd->name, j1, sizeof(j1)),
+		 rd_jstr(nd->dev, j2, sizeof(j2)));
+	return nd;
+}
+
+/* The netdevs of device @dev's @ports: attach new ones, and their work */
+static void rd_netdevs(struct rd *rd, const struct rdma_nl_dev *dev,
+		       const struct rdma_nl_port *ports, size_t nports)
+{
+	struct rd_netdev *nd;
+	size_t j;
+
+	for (j = 0; j < nports; j++) {
+		if (!ports[j].ifindex)
+			continue;
+		nd = rd_netdev_find(rd, ports[j].ifindex);
+		if (!nd)
+			nd = rd_netdev_add(rd, dev, &ports[j]);
+		if (!nd)
+			continue;
+		nd->seen = true;
+		rd_dp_sync(rd, nd);
+		rd_dcb_sync(rd, nd);
+		rd_pfcwd_poll(rd, nd);
+	}
+}
+
+/* Forget the netdevs that are no longer RoCE ports (or gone) */
+static void rd_netdevs_gone(struct rd *rd)
+{
+	size_t i, j;
+
+	for (i = 0, j = 0; i < rd->nnds; i++) {
+		struct rd_netdev *nd = &rd->nds[i];
+
+		if (!nd->seen) {
+			char j1[64];
+
+			rd_log(LOG_INFO_, "%s: no longer an RDMA port", nd->name);
+			rd_event(rd, "netdev_gone", "\"netdev\":%s",
+				 rd_jstr(nd->name, j1, sizeof(j1)));
+			rd_dp_release(rd, nd, false);
+			rd_detach(nd);
+			continue;
+		}
+		rd->nds[j++] = *nd;
+	}
+	rd->nnds = j;
+}
+
+/*
+ * Devices, ports and QPs; with @netdevs also the netdevs' attachment and
+ * work. false if the device dump failed (nothing learnt).
+ */
+static bool rd_scan(struct rd *rd, bool netdevs)
 {
 	struct rdma_nl_dev *devs = NULL;
 	size_t ndevs = 0, i, j;
 	int err;
 
-	rd->polls++;
-	/* first: the netdevs below ask which ports run DCQCN in firmware */
-	rd_hw_poll(rd);
 	err = rdma_nl_devices(&rd->nl, &devs, &ndevs);
 	if (err) {
 		rd_log(LOG_WARN_, "RDMA device dump failed: %s", strerror(-err));
 		rd->poll_errors++;
-		return;
+		return false;
 	}
-	for (i = 0; i < rd->nnds; i++)
+	for (i = 0; netdevs && i < rd->nnds; i++)
 		rd->nds[i].seen = false;
 	for (i = 0; i < rd->nqps; i++)
 		rd->qps[i].seen = false;
@@ -289,69 +366,42 @@ void rd_poll(struct rd *rd)
 					rd->nds[j].seen = true;
 			continue;
 		}
-		for (j = 0; j < nports; j++) {
-			struct rd_netdev *nd;
-
-			if (!ports[j].ifindex)
-				continue;
-			nd = rd_netdev_find(rd, ports[j].ifindex);
-			if (!nd) {
-				void *p = grow(rd->nds, &rd->capnds, rd->nnds,
-					       sizeof(*rd->nds));
-
-				if (!p)
-					break;
-				rd->nds = p;
-				nd = &rd->nds[rd->nnds];
-				memset(nd, 0, sizeof(*nd));
-				nd->ifindex = ports[j].ifindex;
-				snprintf(nd->name, sizeof(nd->name), "%s",
-					 ports[j].netdev);
-				snprintf(nd->dev, sizeof(nd->dev), "%s",
-					 devs[i].name);
-				nd->rank_host = -1;
-				if (rd_attach(rd, nd)) {
-					rd->poll_errors++;
-					continue;	/* retried next round */
-				}
-				rd->nnds++;
-				{
-					char j1[64], j2[64];
-
-					rd_event(rd, "netdev_attached",
-						 "\"netdev\":%s,\"dev\":%s",
-						 rd_jstr(nd->name, j1, sizeof(j1)),
-						 rd_jstr(nd->dev, j2, sizeof(j2)));
-				}
-			}
-			nd->seen = true;
-			rd_mod_sync(rd, nd);
-			rd_dcb_sync(rd, nd);
-			rd_pfcwd_poll(rd, nd);
-		}
+		if (netdevs)
+			rd_netdevs(rd, &devs[i], ports, nports);
 		rd_learn_qps(rd, &devs[i], ports, nports);
 		free(ports);
 	}
 	free(devs);
+	if (netdevs)
+		rd_netdevs_gone(rd);
+	return true;
+}
 
-	/* netdevs that are no longer RoCE ports (or gone) */
-	for (i = 0, j = 0; i < rd->nnds; i++) {
-		struct rd_netdev *nd = &rd->nds[i];
+/* After a dump of the QPs: what follows from them */
+static void rd_after_qps(struct rd *rd)
+{
+	uint64_t now = rd_now_ms();
 
-		if (!nd->seen) {
-			char j1[64];
+	rd_prune(rd, now);
+	rd_resolve(rd, now);
+	rd_bpf_qps(rd);
+}
 
-			rd_log(LOG_INFO_, "%s: no longer an RDMA port", nd->name);
-			rd_event(rd, "netdev_gone", "\"netdev\":%s",
-				 rd_jstr(nd->name, j1, sizeof(j1)));
-			rd_mod_release(rd, nd);
-			rd_detach(nd);
-			continue;
-		}
-		rd->nds[j++] = *nd;
-	}
-	rd->nnds = j;
-	rd_prune(rd, rd_now_ms());
+void rd_learn(struct rd *rd)
+{
+	if (rd_scan(rd, false))
+		rd_after_qps(rd);
+}
+
+void rd_poll(struct rd *rd)
+{
+	rd->polls++;
+	/* first: the netdevs below ask which ports run DCQCN in firmware */
+	rd_hw_poll(rd);
+	if (!rd_scan(rd, true))
+		return;
+	rd_after_qps(rd);
+	rd_bpf_expire(rd);
 	rd_rank_hosts(rd);
 	rd_strag_round(rd, rd_now_ms());
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * roceccd: every metric family /metrics can export, in one table (name,
- * type, help). The emitters (prom.c, module.c, dcb.c, pfcwd.c, hw.c) write a family's HELP and TYPE lines and name its series
+ * type, help). The emitters (prom.c, module.c, bpfdp.c, dcb.c, pfcwd.c, hw.c) write a family's HELP and TYPE lines and name its series
  * from here, and `roceccd --list-metrics` prints the table, so that
  * dashboards and alerting rules can be checked against what the daemon
  * exports without running it. A family that is not in this table cannot
@@ -55,13 +55,13 @@
 	  "Request with AckReq to the response carrying its PSN.")	\
 	/* flowmon's own counters */					\
 	F(FLOWMON_TX_UNKNOWN_PKTS, "rocecc_flowmon_tx_unknown_packets_total", \
-	  COUNTER, "Egress RoCE packets of no flow.")			\
+	  COUNTER, "Egress RoCE packets counted nowhere: UD, or the flow table full.") \
 	F(FLOWMON_TX_UNKNOWN_BYTES, "rocecc_flowmon_tx_unknown_bytes_total", \
-	  COUNTER, "Egress RoCE bytes of no flow.")			\
+	  COUNTER, "Egress RoCE bytes counted nowhere.")		\
 	F(FLOWMON_RX_UNKNOWN_PKTS, "rocecc_flowmon_rx_unknown_packets_total", \
-	  COUNTER, "Ingress RoCE packets for a QP not (yet) known.")	\
+	  COUNTER, "Ingress RoCE packets counted nowhere: UD, or the pending map full.") \
 	F(FLOWMON_RX_UNKNOWN_BYTES, "rocecc_flowmon_rx_unknown_bytes_total", \
-	  COUNTER, "Ingress RoCE bytes for a QP not (yet) known.")	\
+	  COUNTER, "Ingress RoCE bytes counted nowhere.")		\
 	F(FLOWMON_TX_MALFORMED, "rocecc_flowmon_tx_malformed_packets_total", \
 	  COUNTER, "Egress packets to port 4791, truncated or malformed.") \
 	F(FLOWMON_RX_MALFORMED, "rocecc_flowmon_rx_malformed_packets_total", \
@@ -70,6 +70,20 @@
 	  COUNTER, "New flows not created: table full.")		\
 	F(FLOWMON_FLOW_REPLACED, "rocecc_flowmon_flows_replaced_total",	\
 	  COUNTER, "Flows restarted: their remote QP now pairs with another local QP.") \
+	F(FLOWMON_PEND_FULL, "rocecc_flowmon_pending_full_total",	\
+	  COUNTER, "Ingress packets of a QP not known yet that found no room in the pending map.") \
+	F(FLOWMON_PEND_MERGED, "rocecc_flowmon_pending_merged_total",	\
+	  COUNTER, "Pending entries (packets counted before their QP was known) folded into their flows.") \
+	F(FLOWMON_PEND_RESP_LOST, "rocecc_flowmon_pending_responses_lost_total", \
+	  COUNTER, "Responses of a QP not known yet that were counted but not timed (a pending entry's ring full).") \
+	F(FLOWMON_EVENTS_LOST, "rocecc_flowmon_events_lost_total",	\
+	  COUNTER, "New flows and pending entries the daemon was not told of (ring buffer full).") \
+	F(FLOWMON_PEND_EVICTED, "rocecc_flowmon_pending_evicted_total",	\
+	  COUNTER, "Pending entries of no QP of this host, deleted by the daemon.") \
+	F(FLOWMON_FLOWS_EVICTED, "rocecc_flowmon_flows_evicted_total",	\
+	  COUNTER, "Flows an egress packet made for no QP of this host, deleted by the daemon.") \
+	F(FLOWMON_EVENT_ROUNDS, "rocecc_flowmon_event_rounds_total",	\
+	  COUNTER, "Rounds of QP learning that flowmon's events caused.") \
 	/* the daemon's tables */					\
 	F(FLOWS, "rocecc_flows", GAUGE, "Flows in the flow table.")	\
 	F(QPS, "rocecc_qps", GAUGE,					\
@@ -98,19 +112,31 @@
 	  "1 if rocecc.ko is attached to the netdev and this daemon attached it, 2 if it found it attached (adopted), 0 if not.") \
 	F(MODULE_ERRORS, "rocecc_module_errors_total", COUNTER,		\
 	  "Failed requests to rocecc.ko (attach, detach, configure, read).") \
-	RD_FAMILY_MODSTAT(F, NP_CNP_SENT, "np_cnp_sent", "_total", COUNTER) \
-	RD_FAMILY_MODSTAT(F, NP_ECN_MARKED_ROCE_PACKETS,		\
+	/* the datapath engines' counters: rocecc.ko, BPF, NIC firmware */ \
+	RD_FAMILY_DPSTAT(F, NP_CNP_SENT, "np_cnp_sent", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, NP_ECN_MARKED_ROCE_PACKETS,		\
 			  "np_ecn_marked_roce_packets", "_total", COUNTER) \
-	RD_FAMILY_MODSTAT(F, RP_CNP_HANDLED, "rp_cnp_handled", "_total", COUNTER) \
-	RD_FAMILY_MODSTAT(F, RP_CNP_IGNORED, "rp_cnp_ignored", "_total", COUNTER) \
-	RD_FAMILY_MODSTAT(F, FLOWS, "flows", "", GAUGE)			\
-	RD_FAMILY_MODSTAT(F, FLOW_TABLE_FULL, "flow_table_full", "_total", COUNTER) \
-	RD_FAMILY_MODSTAT(F, PACING_DELAYED, "pacing_delayed", "_total", COUNTER) \
-	RD_FAMILY_MODSTAT(F, RESOLVER_MISS, "resolver_miss", "_total", COUNTER) \
-	RD_FAMILY_MODSTAT(F, MALFORMED, "malformed", "_total", COUNTER)	\
-	RD_FAMILY_MODSTAT(F, PACING_CAPPED, "pacing_capped", "_total", COUNTER) \
-	RD_FAMILY_MODSTAT(F, ECT_MARKED, "ect_marked", "_total", COUNTER) \
-	RD_FAMILY_MODSTAT(F, PACING_ACKREQ, "pacing_ackreq", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, RP_CNP_HANDLED, "rp_cnp_handled", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, RP_CNP_IGNORED, "rp_cnp_ignored", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, FLOWS, "flows", "", GAUGE)			\
+	RD_FAMILY_DPSTAT(F, FLOW_TABLE_FULL, "flow_table_full", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, PACING_DELAYED, "pacing_delayed", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, RESOLVER_MISS, "resolver_miss", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, MALFORMED, "malformed", "_total", COUNTER)	\
+	RD_FAMILY_DPSTAT(F, PACING_CAPPED, "pacing_capped", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, ECT_MARKED, "ect_marked", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, PACING_ACKREQ, "pacing_ackreq", "_total", COUNTER) \
+	RD_FAMILY_BPFSTAT(F, CE_ANSWERED, "ce_answered")		\
+	RD_FAMILY_BPFSTAT(F, CE_UNANSWERED, "ce_unanswered")		\
+	RD_FAMILY_BPFSTAT(F, CNP_IGNORED_BAD_SOURCE, "cnp_ignored_bad_source") \
+	RD_FAMILY_BPFSTAT(F, CNP_TX_ERRORS, "cnp_tx_errors")		\
+	RD_FAMILY_BPFSTAT(F, CNP_DEFERRED, "cnp_deferred")		\
+	RD_FAMILY_BPFSTAT(F, RP_CONTENDED, "rp_contended")		\
+	/* the BPF datapath's loader in the daemon (bpfdp.c) */		\
+	F(BPF_ERRORS, "rocecc_bpf_errors_total", COUNTER,		\
+	  "Failed loads, attachments, detachments and dp_qps updates of the BPF datapath.") \
+	F(BPF_FLOWS_EXPIRED, "rocecc_bpf_flows_expired_total", COUNTER,	\
+	  "Idle flows of the BPF datapath deleted.")			\
 	/* PFC and DCB buffers (dcb.c) */				\
 	F(PFC_ENABLED, "rocecc_pfc_enabled", GAUGE,			\
 	  "1 if PFC is enabled on the priority (IEEE pfc_en), read over DCB netlink each poll.") \
@@ -184,12 +210,18 @@
 	  "Message completion time of the flows in the table, by " what ".")
 
 /*
- * A rocecc.ko counter (ROCECC_STAT_@ID, rocecc dev show -s's @stat), or
- * the NIC firmware's of the same name (engine="hw").
+ * A datapath counter (ROCECC_STAT_@ID, rocecc dev show -s's @stat) of
+ * whichever engine drives the netdev: rocecc.ko (engine="module"), the
+ * BPF datapath (engine="bpf") or the NIC firmware (engine="hw").
  */
-#define RD_FAMILY_MODSTAT(F, ID, stat, suffix, type)			\
-	F(MODULE_##ID, "rocecc_module_" stat suffix, type,		\
-	  "rocecc.ko counter " stat " of the netdev (rocecc dev show -s), or the NIC firmware's counter of that name (engine=\"hw\").")
+#define RD_FAMILY_DPSTAT(F, ID, stat, suffix, type)			\
+	F(DP_##ID, "rocecc_dp_" stat suffix, type,			\
+	  "The datapath's counter " stat " of the netdev (rocecc dev show -s): rocecc.ko's, the BPF datapath's or the NIC firmware's (engine label).")
+
+/* A counter of the BPF datapath alone (DCQCN_STAT_@ID, dcqcn_stat_name()) */
+#define RD_FAMILY_BPFSTAT(F, ID, stat)					\
+	F(DP_##ID, "rocecc_dp_" stat "_total", COUNTER,			\
+	  "The BPF datapath's counter " stat " of the netdev (rocecc dev show -s; engine=\"bpf\").")
 
 enum rd_family {
 	RDF_NONE,	/* 0: "no family" in the emitters' lookup arrays */
@@ -214,7 +246,10 @@ static inline const char *rd_fam(enum rd_family id)
 	return rd_families[id].name;
 }
 
-/* The family of rocecc.ko's counter ROCECC_STAT_@stat, or RDF_NONE. */
+/*
+ * The family of datapath counter @stat (ROCECC_STAT_*, or the BPF
+ * engine's DCQCN_STAT_*), or RDF_NONE.
+ */
 enum rd_family rd_family_of_stat(unsigned int stat);
 
 /* The family's "# HELP" and "# TYPE" lines. */

@@ -21,12 +21,17 @@
 static void rd_view(struct rd *rd, const struct flowmon_key *key,
 		    const struct flowmon_flow *val, struct rd_flow_view *v)
 {
-	const struct rd_qp *e = rd_qp_find(rd, key->ifindex, val->lqpn);
+	/* a flow an egress packet made names its QP by the remote QPN */
+	const struct rd_qp *e = val->lqpn ?
+		rd_qp_find(rd, key->ifindex, val->lqpn) :
+		rd_qp_by_rqpn(rd, key->ifindex, key->rqpn);
 	struct rd_netdev *nd = rd_netdev_find(rd, key->ifindex);
 
+	if (e && !val->lqpn && e->have_peer && memcmp(e->peer, key->peer, 16))
+		e = NULL;	/* another peer's QP of that number */
 	memset(v, 0, sizeof(*v));
 	v->key = *key;
-	v->lqpn = val->lqpn;
+	v->lqpn = e ? e->lqpn : val->lqpn;
 	rd_peer_str(key->peer, v->peer, sizeof(v->peer));
 	if (e) {
 		snprintf(v->comm, sizeof(v->comm), "%s", e->comm);

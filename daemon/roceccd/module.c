@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * roceccd: rocecc.ko, over its generic netlink family. Attaching it to the
- * RoCE netdevs the config selects (fq as their root qdisc first), giving
+ * RoCE netdevs dp.c gives it (fq as their root qdisc first), giving
  * them the configured profile and parameters, detaching it again; and its
  * per-device counters for /metrics.
  */
@@ -15,6 +15,7 @@
 #include <rocecc/params.h>
 #include <uapi/linux/rocecc.h>
 
+#include "lib/bpf_dp.h"
 #include "lib/format.h"
 #include "lib/parse.h"
 #include "lib/rocecc_nl.h"
@@ -23,8 +24,9 @@
 /* ---- rocecc.ko ------------------------------------------------------------ */
 
 /*
- * With [module] attach = yes the daemon attaches rocecc.ko to the RoCE
- * netdevs its "devices" list selects, once the module is loaded (it is
+ * With [datapath] engine = module (or [module] attach = yes, or auto while
+ * rocecc.ko is loaded) the daemon attaches rocecc.ko to the RoCE netdevs
+ * its "devices" list selects, once the module is loaded (it is
  * looked for every poll), and gives each the configured profile and
  * parameters: on attaching, and again after every reload of the config.
  * A device that is already attached (by an operator, or by a daemon that
@@ -131,88 +133,28 @@ static int rd_mod_configure(struct rd *rd, struct rd_netdev *nd)
 }
 
 /*
- * rocecc.ko paces with fq and refuses a netdev without it. With fq = yes
- * (the default) a root qdisc that is one of the kernel's or the
- * distribution's defaults is replaced by fq before attaching, and the
- * default comes back when the daemon detaches the module; any other root
- * qdisc was chosen by someone and is left alone (the module then refuses
- * the netdev, and the log says why). Where [pfc] enables PFC on some
- * priority, the root is rocecc.ko's PFC qdisc "rocecc" instead, with fq
- * under each of its eight priority classes: a received PFC frame can only
- * pause a priority through it (rd_root_rocecc()).
+ * The BPF datapath's filters on @nd: rocecc.ko must not attach (the loader
+ * refuses the other way round). Logged once per configuration.
  */
-static void rd_mod_qdisc(struct rd *rd, struct rd_netdev *nd)
+static bool rd_mod_bpf_there(struct rd *rd, struct rd_netdev *nd)
 {
-	static const char *const defaults[] = {
-		"noqueue", "pfifo_fast", "fq_codel", "pfifo",
-	};
-	bool pfc = rd->conf.pfc_prio_set && rd->conf.pfc_en &&
-		   rd_conf_dev_selected(rd->conf.pfc_devices, nd->name);
-	char kind[32];
-	size_t i;
-	int err;
+	int e = bpf_dp_on_netdev(nd->ifindex);
 
-	if (!rd->conf.module_fq || rd_root_kind(nd->ifindex, kind, sizeof(kind)))
-		return;
-	for (i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
-		if (!strcmp(kind, defaults[i]))
-			break;
-	if (i == sizeof(defaults) / sizeof(defaults[0]))
-		return;
-	err = pfc ? rd_root_rocecc(nd->ifindex) : rd_root_fq(nd->ifindex, true);
-	if (err) {
-		rd_log(LOG_ERR_, "%s: cannot replace root qdisc %s by %s: %s",
-		       nd->name, kind, pfc ? "rocecc (PFC) with fq" : "fq",
-		       strerror(-err));
-		if (pfc)	/* half made: the default back */
-			rd_root_fq(nd->ifindex, false);
-		return;
-	}
-	nd->created_fq = true;
-	if (pfc)
-		rd_log(LOG_INFO_, "%s: root qdisc %s replaced by rocecc (PFC, one class per priority) with fq flow_limit 1000 under each (rocecc.ko paces with fq)",
-		       nd->name, kind);
-	else
-		rd_log(LOG_INFO_, "%s: root qdisc %s replaced by fq flow_limit 1000 (rocecc.ko paces with it)",
-		       nd->name, kind);
+	if (e <= 0)
+		return false;
+	if (nd->mod_err_gen != rd->conf_gen)
+		rd_log(LOG_ERR_, "%s: rocecc.ko: not attached: the BPF datapath (dcqcn_ingress, dcqcn_egress) drives it; detach that first (retried every poll)",
+		       nd->name);
+	nd->mod_err_gen = rd->conf_gen;
+	rd->mod_errors++;
+	return true;
 }
 
-/* After detaching: the default root qdisc back, if we put fq (or rocecc) there. */
-static void rd_mod_unqdisc(struct rd_netdev *nd)
+/* Bring rocecc.ko's attachment of @nd in line with @want (dp.c decides). */
+void rd_mod_sync(struct rd *rd, struct rd_netdev *nd, bool want)
 {
-	char kind[32];
-	int err;
-
-	if (!nd->created_fq)
-		return;
-	nd->created_fq = false;
-	if (rd_root_kind(nd->ifindex, kind, sizeof(kind)) ||
-	    (strcmp(kind, "fq") && strcmp(kind, "rocecc")))
-		return;		/* gone, or someone changed it since */
-	err = rd_root_fq(nd->ifindex, false);
-	if (err && err != -ENODEV && err != -ENOENT)
-		rd_log(LOG_WARN_, "%s: removing the %s root qdisc: %s", nd->name,
-		       kind, strerror(-err));
-	else if (!err)
-		rd_log(LOG_INFO_, "%s: %s root qdisc removed (default back)",
-		       nd->name, kind);
-}
-
-/* Bring rocecc.ko's attachment of @nd in line with the config. */
-void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
-{
-	bool want = rd->conf.module_attach && rd_conf_dev_selected(rd->conf.module_devices, nd->name);
 	char js[64];
 	int err;
-
-	/* a NIC that runs DCQCN in firmware needs no software datapath */
-	if (want && rd_hw_find(rd, nd->name)) {
-		if (nd->hw_gen != rd->conf_gen)
-			rd_log(LOG_INFO_, "%s: [module] attach: not on a NIC that runs DCQCN in firmware ([hw])",
-			       nd->name);
-		nd->hw_gen = rd->conf_gen;
-		want = false;
-	}
 
 	if (!want && !nd->mod_attached)
 		return;
@@ -238,13 +180,14 @@ void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
 			rd_event(rd, "module_detached", "\"netdev\":%s",
 				 rd_jstr(nd->name, js, sizeof(js)));
 		}
-		nd->mod_attached = false;
-		rd_mod_unqdisc(nd);
+		nd->mod_attached = false;	/* the qdisc: dp.c */
 		nd->mod_gen = 0;
 		return;
 	}
 	if (err == -ENODEV) {
-		rd_mod_qdisc(rd, nd);
+		if (rd_mod_bpf_there(rd, nd))
+			return;
+		rd_dp_qdisc(rd, nd);
 		err = rd_mod_dev_cmd(rd, ROCECC_CMD_DEV_ATTACH, nd);
 		if (err && err != -EEXIST) {
 			/* once per configuration, not every poll */
@@ -253,7 +196,7 @@ void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
 				       nd->name, rd_mod_why(rd, err));
 			nd->mod_err_gen = rd->conf_gen;
 			rd->mod_errors++;
-			rd_mod_unqdisc(nd);
+			rd_dp_unqdisc(nd);
 			return;
 		}
 		nd->mod_attached = true;
@@ -273,7 +216,7 @@ void rd_mod_sync(struct rd *rd, struct rd_netdev *nd)
 	}
 }
 
-/* Detach rocecc.ko from @nd if this daemon attached it; put its qdisc back. */
+/* Detach rocecc.ko from @nd if this daemon attached it. */
 void rd_mod_release(struct rd *rd, struct rd_netdev *nd)
 {
 	int err;
@@ -289,9 +232,7 @@ void rd_mod_release(struct rd *rd, struct rd_netdev *nd)
 		else
 			rd_log(LOG_INFO_, "%s: rocecc.ko detached", nd->name);
 	}
-	nd->mod_attached = false;
-	/* also when the module was unloaded under us: the fq is still ours */
-	rd_mod_unqdisc(nd);
+	nd->mod_attached = false;	/* the qdisc: rd_dp_release() */
 }
 
 /* rocecc.ko's per-device counters, for the devices attached to it. */
@@ -363,22 +304,26 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 		err = rnl_talk(&rd->mod, nlh, rd_mod_stat_cb, &c);
 	}
 	/*
-	 * Each family once: rocecc.ko's series (engine="module"), then those
-	 * of the NICs that count the same in firmware (engine="hw", hw.c).
+	 * Each family once, whichever engine counts: rocecc.ko's series
+	 * (engine="module"), the BPF datapath's (engine="bpf", bpfdp.c),
+	 * then those of the NICs that count the same in firmware
+	 * (engine="hw", hw.c).
 	 */
 	for (t = 0; t < __ROCECC_STAT_MAX; t++) {
 		enum rd_family fam = rd_family_of_stat(t);
 		bool mod = !err && c.ndev;
+		bool bpf = rd_bpf_stat_lines(rd, NULL, NULL, t) > 0;
 		char *line, *save = NULL;
 
 		if (!c.mf[t])
 			continue;
 		fclose(c.mf[t]);
-		if (mod || rd_hw_has_stat(rd, t))
+		if (mod || bpf || rd_hw_has_stat(rd, t))
 			rd_prom_family(f, fam);
 		for (line = strtok_r(c.lines[t], "\n", &save); mod && line;
 		     line = strtok_r(NULL, "\n", &save))
 			fprintf(f, "%s%s\n", rd_fam(fam), line);
+		rd_bpf_stat_lines(rd, f, rd_fam(fam), t);
 		rd_hw_stat_lines(rd, f, rd_fam(fam), t);
 		free(c.lines[t]);
 	}

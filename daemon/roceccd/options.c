@@ -45,6 +45,7 @@ int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 		{ "linger", required_argument, NULL, 'g' },
 		{ "buckets-per-octave", required_argument, NULL, 'b' },
 		{ "pin-dir", required_argument, NULL, 'd' },
+		{ "datapath", required_argument, NULL, 'D' },
 		{ "foreground", no_argument, NULL, 'f' },
 		{ "log-level", required_argument, NULL, 'L' },
 		{ "pidfile", required_argument, NULL, 'P' },
@@ -112,6 +113,12 @@ int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 				return bad_arg("--pin-dir", optarg,
 					       "is not an absolute path (or none)");
 			snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", optarg);
+			break;
+		case 'D':
+			c->dp_engine = rd_engine_parse(optarg);
+			if (c->dp_engine < 0)
+				return bad_arg("--datapath", optarg,
+					       "is not none, module, bpf or auto");
 			break;
 		case 'f':
 			cl->foreground = true;

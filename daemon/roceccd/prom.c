@@ -46,6 +46,10 @@ static int rd_stats(struct rd *rd, struct flowmon_stats *sum)
 		sum->rx_malformed += per[i].rx_malformed;
 		sum->flow_full += per[i].flow_full;
 		sum->flow_replaced += per[i].flow_replaced;
+		sum->pend_full += per[i].pend_full;
+		sum->pend_merged += per[i].pend_merged;
+		sum->pend_resp_lost += per[i].pend_resp_lost;
+		sum->events_lost += per[i].events_lost;
 	}
 	free(per);
 	return 0;
@@ -385,7 +389,14 @@ void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 		rd_prom_stat(f, RDF_FLOWMON_RX_MALFORMED, st.rx_malformed);
 		rd_prom_stat(f, RDF_FLOWMON_FLOW_FULL, st.flow_full);
 		rd_prom_stat(f, RDF_FLOWMON_FLOW_REPLACED, st.flow_replaced);
+		rd_prom_stat(f, RDF_FLOWMON_PEND_FULL, st.pend_full);
+		rd_prom_stat(f, RDF_FLOWMON_PEND_MERGED, st.pend_merged);
+		rd_prom_stat(f, RDF_FLOWMON_PEND_RESP_LOST, st.pend_resp_lost);
+		rd_prom_stat(f, RDF_FLOWMON_EVENTS_LOST, st.events_lost);
 	}
+	rd_prom_stat(f, RDF_FLOWMON_PEND_EVICTED, rd->fm_evicted_pending);
+	rd_prom_stat(f, RDF_FLOWMON_FLOWS_EVICTED, rd->fm_evicted_flows);
+	rd_prom_stat(f, RDF_FLOWMON_EVENT_ROUNDS, rd->ev_rounds);
 	for (j = 0; j < rd->nqps; j++)
 		nqps += !rd->qps[j].gone;
 	rd_prom_stat(f, RDF_FLOWS, nflows);
@@ -400,6 +411,7 @@ void rd_metrics(struct rd *rd, const struct rd_snap *snap, FILE *f)
 	rd_prom_aggregates(rd, snap, f);
 	rd_prom_hw(rd, f);
 	rd_mod_metrics(rd, f);
+	rd_bpf_metrics(rd, f);
 	rd_dcb_metrics(rd, f);
 	rd_pfcwd_metrics(rd, f);
 	rd_hw_metrics(rd, f);

@@ -30,8 +30,10 @@
  * http.c (the server), discovery.c (netdevs, QPs), flows.c (snapshots of
  * the flow table, /flows), groups.c (groups and stragglers), events.c (log
  * and /events.json), prom.c (/metrics), tc.c (TC), module.c (rocecc.ko),
- * dcb.c (PFC and buffers), pfcwd.c (watchdog and tuner); roceccd.h has
- * what they share.
+ * dcb.c (PFC and buffers), pfcwd.c (watchdog and tuner), dp.c (the
+ * datapath's engine per netdev), bpfdp.c (the BPF datapath), resolve.c
+ * (what flowmon counted before a QP was known); roceccd.h has what they
+ * share.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -73,8 +75,9 @@ static void usage(FILE *f)
 		"\n"
 		"Per-flow RoCE telemetry: attaches bpf/flowmon to every RoCE netdev,\n"
 		"names flows 'comm[pid] lqpn -> peer:rqpn' from RDMA netlink, flags\n"
-		"stragglers, attaches rocecc.ko if configured to, applies [pfc] (PFC and\n"
-		"DCB buffers over DCB netlink; PFC storm watchdog, buffer tuner), reads\n"
+		"stragglers, runs the DCQCN datapath if configured to (rocecc.ko or BPF\n"
+		"programs), applies [pfc] (PFC and DCB buffers over DCB netlink; PFC\n"
+		"storm watchdog, buffer tuner), reads\n"
 		"(and with [hw] apply, writes) the DCQCN parameters of NICs that run it in\n"
 		"firmware (mlx5) and exports their counters, and serves /metrics\n"
 		"(Prometheus), /flows, /flows.json, /events.json and /config over HTTP.\n"
@@ -95,6 +98,10 @@ static void usage(FILE *f)
 		"                           two: 1, 2, 4 (default), 8 or 16\n"
 		"      --pin-dir DIR        pin the flow table here (default\n"
 		"                           /sys/fs/bpf/rocecc; 'none': do not)\n"
+		"      --datapath ENGINE    the DCQCN datapath on the netdevs [module]\n"
+		"                           devices selects: none, module (rocecc.ko),\n"
+		"                           bpf (bpf/dcqcn.bpf.c) or auto (module if\n"
+		"                           loaded, else bpf); default: [datapath] engine\n"
 		"  -f, --foreground         do not daemonize; log to stderr (systemd:\n"
 		"                           Type=notify, journal)\n"
 		"  -L, --log-level LEVEL    error, warn, info (default), debug\n"
@@ -234,8 +241,6 @@ int main(int argc, char **argv)
 	       rd->conf_path : "(none)", rd->conf.interval_ms,
 	       rd->conf.linger_ms, rd->pinned[0] ? rd->pinned : "none");
 	while (!stop) {
-		struct timespec ts;
-
 		if (reload) {
 			reload = 0;
 			rd_reload(rd);
@@ -249,10 +254,7 @@ int main(int argc, char **argv)
 				   rd->nnds, rd->conf_gen, (unsigned long)getpid());
 			ready = true;
 		}
-		ts.tv_sec = (time_t)(rd->conf.interval_ms / 1000);
-		ts.tv_nsec = (long)(rd->conf.interval_ms % 1000) * 1000000L;
-		while (!stop && !reload && nanosleep(&ts, &ts) && errno == EINTR)
-			;
+		rd_events_wait(rd, rd->conf.interval_ms, &stop, &reload);
 	}
 	rd_log(LOG_INFO_, "stopping");
 	sd_notify(0, "STOPPING=1");
@@ -266,10 +268,12 @@ out_skel:
 	pthread_mutex_lock(&rd->lock);
 	for (i = 0; i < rd->nnds; i++) {
 		rd_pfcwd_release(rd, &rd->nds[i]);
-		rd_mod_release(rd, &rd->nds[i]);
+		rd_dp_release(rd, &rd->nds[i], true);
 		rd_detach(&rd->nds[i]);
 	}
 	pthread_mutex_unlock(&rd->lock);
+	rd_events_close(rd);
+	rd_bpf_close(rd);
 	flowmon__destroy(rd->skel);
 out_nl:
 	rdma_nl_close(&rd->nl);

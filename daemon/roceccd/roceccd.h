@@ -5,14 +5,18 @@
  * http.c (the HTTP server), discovery.c (netdevs and QPs), flows.c (the
  * flow table's snapshots, /flows), groups.c (groups and stragglers),
  * events.c (log, /events.json), tc.c (TC attachment, root qdisc), module.c
- * (rocecc.ko), dcb.c (PFC and buffers over DCB netlink), pfcwd.c (PFC storm
- * watchdog and closed-loop buffer tuner), hw.c (NICs with DCQCN in
- * firmware: mlx5) and prom.c (/metrics).
+ * (rocecc.ko), dp.c (which datapath engine drives each netdev, the qdisc
+ * they pace with), bpfdp.c (the BPF datapath engine), resolve.c (flowmon's
+ * pending entries and unresolved flows, its events), dcb.c (PFC and
+ * buffers over DCB netlink), pfcwd.c (PFC storm watchdog and closed-loop
+ * buffer tuner), hw.c (NICs with DCQCN in firmware: mlx5) and prom.c
+ * (/metrics).
  */
 #ifndef _ROCECC_ROCECCD_H
 #define _ROCECC_ROCECCD_H
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -34,6 +38,8 @@
 #include "policy/straggler.h"
 
 struct flowmon;		/* flowmon.skel.h */
+struct ring_buffer;	/* libbpf */
+struct bpf_dp;		/* lib/bpf_dp.h */
 struct MHD_Daemon;
 
 enum { LOG_ERR_, LOG_WARN_, LOG_INFO_, LOG_DEBUG_ };
@@ -47,6 +53,18 @@ struct rd_qp {
 	bool seen;		/* in this round's dump */
 	bool gone;		/* vanished; flows deleted at gone_ms + linger */
 	uint64_t gone_ms;
+	/* resolve.c: the peer, from the flows of our own packets */
+	bool have_peer;
+	uint8_t peer[16];	/* IPv6, or IPv4-mapped */
+	unsigned int peer_gen;	/* bumped when the peer changes */
+	unsigned int nflows;	/* this round: flows that may be its */
+	bool flow_res;		/* ... one of them resolved to it */
+	uint8_t flow_peer[16];	/* ... the peer of the first (or resolved) */
+	uint64_t merge_ms;	/* its qps entry first marked MERGE, 0: never */
+	/* bpfdp.c: its dp_qps entry is written, for this peer and rqpn */
+	bool dp_set;
+	unsigned int dp_gen;
+	uint32_t dp_rqpn;
 };
 
 struct rd_netdev {
@@ -56,7 +74,11 @@ struct rd_netdev {
 	bool created_qdisc;	/* we made its clsact */
 	bool seen;
 	bool mod_attached;	/* we attached rocecc.ko to it */
-	bool created_fq;	/* we made its root qdisc (fq or rocecc), for rocecc.ko */
+	bool bpf_attached;	/* we attached the BPF datapath to it */
+	unsigned int bpf_gen;	/* rd.conf_gen its BPF configuration follows */
+	unsigned int bpf_err_gen;	/* rd.conf_gen of the last error logged */
+	bool created_fq;	/* we made its root qdisc (fq or rocecc) for
+				 * the datapath */
 	unsigned int mod_gen;	/* rd.conf_gen its module parameters follow */
 	unsigned int mod_err_gen;	/* rd.conf_gen of the last error logged */
 	int rank_host;		/* this host in the rank map, or -1 */
@@ -170,11 +192,18 @@ struct rd {
 	bool foreground;
 
 	struct flowmon *skel;
+	struct ring_buffer *rb;	/* flowmon's events (resolve.c) */
+	unsigned int ev_new;	/* events since the last round they caused */
+	uint64_t ev_rounds;	/* rounds of learning events caused */
+	uint64_t fm_evicted_pending, fm_evicted_flows;
 	struct rdma_nl nl;
 	struct MHD_Daemon *httpd;
 	int listen_fd;
 	const char *pidfile;
 	char pinned[256];	/* the pin directory in use, "" if none */
+	struct bpf_dp *bdp;	/* the BPF datapath's loader, NULL until used */
+	bool bdp_failed_logged;
+	uint64_t bdp_errors, bdp_expired;
 	struct rnl mod;		/* rocecc.ko's genetlink family */
 	bool mod_open;
 	bool mod_absent_logged;
@@ -315,6 +344,21 @@ struct rd_netdev *rd_netdev_find(struct rd *rd, uint32_t ifindex);
 struct rd_qp *rd_qp_find(struct rd *rd, uint32_t ifindex, uint32_t lqpn);
 /* One round: devices, netdevs, QPs, then the per-netdev work; under lock */
 void rd_poll(struct rd *rd);
+/* The QPs only (devices, ports, QPs, what follows from them); under lock */
+void rd_learn(struct rd *rd);
+
+/* resolve.c */
+struct rd_qp *rd_qp_by_rqpn(struct rd *rd, uint32_t ifindex, uint32_t rqpn);
+/* After learning QPs: merge marks, peers, evictions (under lock) */
+void rd_resolve(struct rd *rd, uint64_t now_ms);
+int rd_events_open(struct rd *rd);
+void rd_events_close(struct rd *rd);
+/*
+ * Sleep @ms (until *@stop or *@reload), learning the QPs at once when
+ * flowmon announces a new flow or pending entry (rate-limited).
+ */
+void rd_events_wait(struct rd *rd, uint64_t ms, volatile sig_atomic_t *stop,
+		    volatile sig_atomic_t *reload);
 
 /* flows.c */
 int rd_snap_take(struct rd *rd, struct rd_snap *s);
@@ -345,8 +389,34 @@ int rd_root_rocecc(uint32_t ifindex);
 int rd_attach(struct rd *rd, struct rd_netdev *nd);
 void rd_detach(struct rd_netdev *nd);
 
+/* dp.c: the datapath engine of each netdev, and the qdisc they pace with */
+void rd_dp_sync(struct rd *rd, struct rd_netdev *nd);
+/* Off @nd: @stopping (exit) keeps the BPF engine's state pinned */
+void rd_dp_release(struct rd *rd, struct rd_netdev *nd, bool stopping);
+void rd_dp_qdisc(struct rd *rd, struct rd_netdev *nd);
+void rd_dp_unqdisc(struct rd_netdev *nd);
+
+/* bpfdp.c: the BPF datapath engine */
+void rd_bpf_sync(struct rd *rd, struct rd_netdev *nd);
+void rd_bpf_release(struct rd *rd, struct rd_netdev *nd, bool stopping);
+/* dp_qps from the QPs whose peers are known; after each round of learning */
+void rd_bpf_qps(struct rd *rd);
+void rd_bpf_expire(struct rd *rd);
+void rd_bpf_close(struct rd *rd);
+/* @nd's counters (enum rocecc_stat, enum dcqcn_stat), if BPF drives it */
+int rd_bpf_stats(struct rd *rd, const struct rd_netdev *nd,
+		 uint64_t v[]);
+/*
+ * The series {netdev, engine="bpf"} of counter @stat in @family, one per
+ * netdev BPF drives, to @f (NULL: only count them); how many.
+ */
+int rd_bpf_stat_lines(struct rd *rd, FILE *f, const char *family,
+		      unsigned int stat);
+/* Its own counters (rocecc_dp_<dcqcn_stat_name>_total), errors */
+void rd_bpf_metrics(struct rd *rd, FILE *f);
+
 /* module.c */
-void rd_mod_sync(struct rd *rd, struct rd_netdev *nd);
+void rd_mod_sync(struct rd *rd, struct rd_netdev *nd, bool want);
 void rd_mod_release(struct rd *rd, struct rd_netdev *nd);
 void rd_mod_metrics(struct rd *rd, FILE *f);
 /* DEV_GET of @nd: counters and PFC nest into @out. 0 or -errno. */

@@ -6,10 +6,11 @@
  * parameters checked as the module checks them, the module asked first,
  * QPs, counters, a flow made by the programs and dumped in the module's
  * attributes, and a reload that adopts the pinned maps with the flow's
- * state. The programs run through BPF_PROG_TEST_RUN on the veth, and for
- * real once: a CE-marked packet sent into the veth's peer comes back out
- * of it as the CNP, through bpf_clone_redirect() and the egress rewrite
- * of this kernel.
+ * state, the pinned maps opened alone (the CLI's view) and a stop and
+ * start (a daemon's restart). The programs run through BPF_PROG_TEST_RUN
+ * on the veth, and for real once: a CE-marked packet sent into the veth's
+ * peer comes back out of it as the CNP, through bpf_clone_redirect() and
+ * the egress rewrite of this kernel.
  *
  * With ROCECC_TEST_MODULE_DEV naming a netdev rocecc.ko has attached (the
  * guest's run with the module loaded), the loader must refuse it.
@@ -25,6 +26,7 @@
 #include <poll.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <linux/if_ether.h>
 #include <linux/if_packet.h>
@@ -38,6 +40,10 @@
 #include "tap.h"
 
 #define DEV	"dqtest0"
+
+#ifndef ROCECC_CLI
+#define ROCECC_CLI	"rocecc"
+#endif
 #define LQPN	0x11
 #define RQPN	0x22
 
@@ -193,6 +199,156 @@ static void live_cnp(struct bpf_dp *dp, uint32_t ifx)
 	       "live: np_cnp_sent 1, ce_answered 1, no CNP error");
 }
 
+/*
+ * What the CLI opens: the pinned maps alone, without loading anything.
+ * The same configuration, counters and flow; parameters can be set; the
+ * programs cannot be attached from there.
+ */
+static void pinned_view(const char *dir, uint32_t ifx,
+			const struct bpf_dp_dev_cfg *c)
+{
+	struct bpf_dp_dev_cfg got;
+	struct bpf_dp *pv;
+	struct seen s = { 0 };
+	uint64_t v[__DCQCN_STAT_MAX];
+	uint32_t devs[4];
+	char err[256] = "";
+
+	pv = bpf_dp_open_pinned("/nonexistent", err, sizeof(err));
+	tap_ok(!pv && errno == ENOENT && strstr(err, "not loaded"),
+	       "pinned view of an empty place: refused, %s", err);
+	pv = bpf_dp_open_pinned(dir, err, sizeof(err));
+	if (!tap_ok(pv != NULL, "pinned view opens: %s", err))
+		return;
+	tap_ok(bpf_dp_devs(pv, devs, 4) == 1 && devs[0] == ifx &&
+	       !bpf_dp_dev_get(pv, ifx, &got) &&
+	       !memcmp(&got.params, &c->params, sizeof(got.params)) &&
+	       got.line_rate_kbps == c->line_rate_kbps && got.pace,
+	       "pinned view: one netdev, its parameters, line rate, pacing");
+	bpf_dp_flow_foreach(pv, ifx, seen_cb, &s);
+	tap_ok(!bpf_dp_stats(pv, ifx, v) && v[ROCECC_STAT_RP_CNP_HANDLED] == 1 &&
+	       s.n == 1 && s.f.rp.cnp_handled == 1,
+	       "pinned view: the counters and the flow");
+	got.params.v[ROCECC_PARAM_RP_AI_RATE] = 9;
+	tap_ok(!bpf_dp_set_params(pv, ifx, &got.params, err, sizeof(err)),
+	       "pinned view: parameters set");
+	tap_ok(bpf_dp_attach(pv, ifx, c, err, sizeof(err)) == -EOPNOTSUPP &&
+	       strstr(err, "roceccd"),
+	       "pinned view: attaching needs the programs: %s", err);
+	bpf_dp_close(pv);
+	pv = bpf_dp_open(&(struct bpf_dp_opts){ .pin_dir = dir }, NULL, err,
+			 sizeof(err));
+	tap_ok(pv && !bpf_dp_dev_get(pv, ifx, &got) &&
+	       got.params.v[ROCECC_PARAM_RP_AI_RATE] == 9,
+	       "the loader sees the parameter the pinned view set");
+	bpf_dp_close(pv);
+}
+
+/* The output of "rocecc --pin-dir @dir ARGS" (into @out), its exit status */
+static int cli(const char *dir, char *out, size_t n, const char *args)
+{
+	char cmd[512];
+	size_t got = 0;
+	FILE *p;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "%s --pin-dir %s %s 2>&1", ROCECC_CLI, dir,
+		 args);
+	out[0] = '\0';
+	p = popen(cmd, "r");
+	if (!p)
+		return -1;
+	got = fread(out, 1, n - 1, p);
+	out[got] = '\0';
+	st = pclose(p);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/*
+ * The CLI on the BPF netdev, from the pinned maps: parameters with their
+ * profile (mlx5 but for rp_ai_rate: custom), set and profile, counters
+ * (the module's names, then the engine's own), the flow in the module's
+ * keys, and attach refused naming the BPF datapath. Without the CLI
+ * built: skipped.
+ */
+static void cli_view(const char *dir)
+{
+	char out[16384];
+	int st, i;
+
+	if (access(ROCECC_CLI, X_OK)) {
+		for (i = 0; i < 7; i++)
+			tap_ok(1, "# SKIP %s not built", ROCECC_CLI);
+		return;
+	}
+	st = cli(dir, out, sizeof(out), "-j param show dev " DEV);
+	tap_ok(!st && strstr(out, "\"dev\":\"" DEV "\"") &&
+	       strstr(out, "\"engine\":\"bpf\"") &&
+	       strstr(out, "\"profile\":\"custom\"") &&
+	       strstr(out, "\"rp_ai_rate\":9") && strstr(out, "\"rp_gd\":11"),
+	       "rocecc -j param show dev " DEV ": engine bpf, custom, rp_ai_rate 9");
+	if (st)
+		tap_diag("%s", out);
+	st = cli(dir, out, sizeof(out), "param set dev " DEV " rp_ai_rate 10 rp_gd 12");
+	tap_ok(!st && !cli(dir, out, sizeof(out), "param show dev " DEV " rp_gd") &&
+	       strstr(out, "rp_gd 12"), "rocecc param set dev " DEV ": rp_gd 12");
+	st = cli(dir, out, sizeof(out), "param set dev " DEV " rp_gd 16");
+	tap_ok(st == 1 && strstr(out, "rp_gd") && strstr(out, "1..15"),
+	       "rocecc param set rp_gd 16: refused with the range: %s", out);
+	st = cli(dir, out, sizeof(out), "param profile dev " DEV " mlx5");
+	tap_ok(!st && !cli(dir, out, sizeof(out), "-j param show dev " DEV) &&
+	       strstr(out, "\"profile\":\"mlx5\""),
+	       "rocecc param profile dev " DEV " mlx5: profile mlx5");
+	st = cli(dir, out, sizeof(out), "-j -s dev show");
+	tap_ok(!st && strstr(out, "\"engine\":\"bpf\"") &&
+	       strstr(out, "\"rp_cnp_handled\":1") &&
+	       strstr(out, "\"np_cnp_sent\":") &&
+	       strstr(out, "\"ce_answered\":"),
+	       "rocecc -j -s dev show: the counters, the module's names and the engine's");
+	if (st)
+		tap_diag("%s", out);
+	st = cli(dir, out, sizeof(out), "-j flow show dev " DEV);
+	tap_ok(!st && strstr(out, "\"engine\":\"bpf\"") &&
+	       strstr(out, "\"raddr\":\"10.0.0.2\"") &&
+	       strstr(out, "\"rqpn\":34") && strstr(out, "\"lqpn\":17") &&
+	       strstr(out, "\"cnp_handled\":1") && strstr(out, "\"rate_kbps\":"),
+	       "rocecc -j flow show dev " DEV ": the flow in the module's keys");
+	if (st)
+		tap_diag("%s", out);
+	st = cli(dir, out, sizeof(out), "dev attach " DEV);
+	tap_ok(st == 1 && strstr(out, "BPF datapath"),
+	       "rocecc dev attach " DEV ": refused, naming the BPF datapath: %s",
+	       out);
+}
+
+/*
+ * A daemon that exits stops, one that starts attaches again: nothing is
+ * attached in between (dp_devs empty, no filter), the flow and the
+ * counters stay.
+ */
+static void stop_start(struct bpf_dp *dp, uint32_t ifx,
+		       const struct bpf_dp_dev_cfg *c)
+{
+	struct bpf_dp_dev_cfg got;
+	struct seen s = { 0 };
+	uint64_t v[__DCQCN_STAT_MAX];
+	uint32_t devs[4];
+	char err[256];
+
+	tap_ok(!bpf_dp_stop(dp, ifx) && bpf_dp_on_netdev(ifx) == 0 &&
+	       bpf_dp_devs(dp, devs, 4) == 0 &&
+	       bpf_dp_dev_get(dp, ifx, &got) == -ENODEV,
+	       "stopped: no filter, no dp_devs entry");
+	bpf_dp_flow_foreach(dp, ifx, seen_cb, &s);
+	tap_ok(s.n == 1 && !bpf_dp_stats(dp, ifx, v) &&
+	       v[ROCECC_STAT_RP_CNP_HANDLED] == 1,
+	       "stopped: the flow and the counters kept");
+	tap_ok(!bpf_dp_attach(dp, ifx, c, err, sizeof(err)) &&
+	       bpf_dp_on_netdev(ifx) == 1 && !bpf_dp_stats(dp, ifx, v) &&
+	       v[ROCECC_STAT_RP_CNP_HANDLED] == 1,
+	       "attached again: counters go on");
+}
+
 static int run(int fd, uint32_t ifindex, const uint8_t *f, size_t len)
 {
 	uint32_t retval = 0;
@@ -301,6 +457,9 @@ int main(void)
 	tap_ok(!bpf_dp_attach(dp, ifx, &c, err, sizeof(err)) &&
 	       !bpf_dp_stats(dp, ifx, v) && v[ROCECC_STAT_RP_CNP_HANDLED] == 1,
 	       "re-attached by the new loader, counters kept");
+	pinned_view(dir, ifx, &c);
+	cli_view(dir);
+	stop_start(dp, ifx, &c);
 	tap_eq(bpf_dp_flows_expire(dp, 1000000000ULL, s.f.last_active + 500000000ULL),
 	       0, "not idle for 1 s: kept");
 	tap_eq(bpf_dp_flows_expire(dp, 1000000000ULL, s.f.last_active + 2000000000ULL),

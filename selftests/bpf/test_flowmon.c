@@ -35,8 +35,11 @@
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 static struct flowmon *skel;
-static int fd_eg, fd_in, fd_flows, fd_qps, fd_stats, ncpus;
+static int fd_eg, fd_in, fd_flows, fd_qps, fd_stats, fd_pend, fd_events;
+static int ncpus;
 static unsigned int runs, bad_run, bad_ret, bad_data;
+
+static void use(struct flowmon *s);
 
 static const uint8_t A4[4] = { 10, 0, 0, 1 };
 static const uint8_t B4[4] = { 10, 0, 0, 2 };
@@ -139,13 +142,30 @@ static uint32_t bytes(const struct qpair *q, uint8_t op)
 
 /* ---------------------------------------------------------------- maps */
 
-static void add_qp(const struct qpair *q)
+/* What the daemon writes when it learns @q; @flags FLOWMON_QP_* */
+static void add_qp_flags(const struct qpair *q, uint32_t flags)
 {
 	struct flowmon_qp_key k = { .ifindex = q->ifindex, .lqpn = q->lqpn };
-	struct flowmon_qp v = { .rqpn = q->rqpn };
+	struct flowmon_qp v = { .rqpn = q->rqpn, .flags = flags };
 
 	if (bpf_map_update_elem(fd_qps, &k, &v, BPF_ANY))
 		tap_diag("qps update: %s", strerror(errno));
+}
+
+static void add_qp(const struct qpair *q)
+{
+	add_qp_flags(q, 0);
+}
+
+/* The flags of @q's qps entry, or -errno */
+static int qp_flags(const struct qpair *q)
+{
+	struct flowmon_qp_key k = { .ifindex = q->ifindex, .lqpn = q->lqpn };
+	struct flowmon_qp v;
+
+	if (bpf_map_lookup_elem(fd_qps, &k, &v))
+		return -errno;
+	return (int)v.flags;
 }
 
 static void del_qp(const struct qpair *q)
@@ -213,18 +233,35 @@ static void get_stats(struct flowmon_stats *sum)
 	}
 }
 
+static int drop_event(void *ctx, void *data, size_t len)
+{
+	(void)ctx;
+	(void)data;
+	(void)len;
+	return 0;
+}
+
 /* Empty every map the test writes: each case starts from nothing */
 static void reset(void)
 {
 	struct flowmon_stats v[ncpus];
 	struct flowmon_key fk;
+	struct flowmon_pkey pk;
 	struct flowmon_qp_key qk;
+	struct ring_buffer *rb;
 	uint32_t zero = 0;
 
 	while (!bpf_map_get_next_key(fd_flows, NULL, &fk))
 		bpf_map_delete_elem(fd_flows, &fk);
+	while (!bpf_map_get_next_key(fd_pend, NULL, &pk))
+		bpf_map_delete_elem(fd_pend, &pk);
 	while (!bpf_map_get_next_key(fd_qps, NULL, &qk))
 		bpf_map_delete_elem(fd_qps, &qk);
+	rb = ring_buffer__new(fd_events, drop_event, NULL, NULL);
+	if (rb) {
+		ring_buffer__consume(rb);
+		ring_buffer__free(rb);
+	}
 	memset(v, 0, sizeof(v));
 	bpf_map_update_elem(fd_stats, &zero, v, BPF_ANY);
 }
@@ -296,7 +333,9 @@ static const struct { const char *name; size_t off; } stat_ctrs[] = {
 	STAT_CTR(tx_unknown_pkts), STAT_CTR(tx_unknown_bytes),
 	STAT_CTR(rx_unknown_pkts), STAT_CTR(rx_unknown_bytes),
 	STAT_CTR(tx_malformed), STAT_CTR(rx_malformed),
-	STAT_CTR(flow_full), STAT_CTR(flow_replaced),
+	STAT_CTR(flow_full), STAT_CTR(flow_replaced), STAT_CTR(pend_full),
+	STAT_CTR(pend_merged), STAT_CTR(pend_resp_lost),
+	STAT_CTR(events_lost),
 };
 
 /*
@@ -412,64 +451,224 @@ static void open_flow(const struct qpair *q, uint64_t t)
 	rx(q, t, ROCECC_OP_RC_SEND_ONLY, 0x777, 0);
 }
 
-static struct flowmon_flow fl, fl2;	/* big: not on the stack */
 
-static void test_unknown(void)
+/*
+ * Drain the events ring: how many there were, and how many announced @q's
+ * flow (FLOWMON_EV_FLOW, peer and remote QPN) and @q's pending entry
+ * (FLOWMON_EV_PENDING, peer and local QPN).
+ */
+struct ev_count {
+	unsigned int n, flow, pend;
+	const struct qpair *q;
+	struct flowmon_key k;
+};
+
+static int ev_cb(void *ctx, void *data, size_t len)
+{
+	struct ev_count *c = ctx;
+	const struct flowmon_event *e = data;
+
+	if (len < sizeof(*e))
+		return 0;
+	c->n++;
+	if (e->ifindex != c->k.ifindex || memcmp(e->peer, c->k.peer, 16))
+		return 0;
+	c->flow += e->kind == FLOWMON_EV_FLOW && e->qpn == c->q->rqpn;
+	c->pend += e->kind == FLOWMON_EV_PENDING && e->qpn == c->q->lqpn;
+	return 0;
+}
+
+static struct ev_count events(const struct qpair *q)
+{
+	struct ev_count c = { .q = q };
+	struct ring_buffer *rb;
+
+	flow_key(q, &c.k);
+	rb = ring_buffer__new(fd_events, ev_cb, &c, NULL);
+	if (rb) {
+		ring_buffer__consume(rb);
+		ring_buffer__free(rb);
+	}
+	return c;
+}
+
+/* The pending entry of @q's local QP, read under its lock */
+static int get_pend(const struct qpair *q, struct flowmon_pend *pd)
+{
+	struct flowmon_key k;
+	struct flowmon_pkey pk;
+
+	flow_key(q, &k);
+	memcpy(pk.peer, k.peer, 16);
+	pk.lqpn = q->lqpn;
+	pk.ifindex = q->ifindex;
+	memset(pd, 0, sizeof(*pd));
+	if (bpf_map_lookup_elem_flags(fd_pend, &pk, pd, BPF_F_LOCK))
+		return -errno;
+	return 0;
+}
+
+static struct flowmon_flow fl, fl2;	/* big: not on the stack */
+static struct flowmon_pend pd;
+
+/*
+ * Counting from the first packet: a QP's requests leave and its ACKs come
+ * back before the daemon knows it. Egress makes the flow from the key on
+ * the wire, ingress keeps counters and responses in a pending entry, and
+ * once the daemon resolves the QP (qps entry marked MERGE) the next packet
+ * folds the entry in: every byte counted, every message timed exactly.
+ */
+static void test_first(void)
 {
 	const struct qpair *q = &QB;
 	uint32_t wr = bytes(q, ROCECC_OP_RC_WRITE_ONLY);
 	uint32_t ack = bytes(q, ROCECC_OP_RC_ACK);
 	struct flowmon_stats st;
+	struct ev_count ev;
 
 	reset();
 	tx(q, 1000, ROCECC_OP_RC_WRITE_ONLY, 100, 1);
 	rx(q, 2000, ROCECC_OP_RC_ACK, 100, AETH_ACK);
-	get_stats(&st);
-	check_ctrs("unknown QP: nothing in qps yet", NULL, &st,
-		   "tx_unknown_pkts=1 tx_unknown_bytes=%u rx_unknown_pkts=1 rx_unknown_bytes=%u",
-		   wr, ack);
-	tap_eq(count_flows(), 0, "unknown QP: no flow created");
-
-	/* The daemon learns the QP; the next ACK creates the flow */
-	add_qp(q);
 	tx(q, 3000, ROCECC_OP_RC_WRITE_ONLY, 101, 1);
-	rx(q, 4000, ROCECC_OP_RC_ACK, 101, AETH_ACK);
 	get_stats(&st);
-	check_ctrs("unknown QP: then learnt", NULL, &st,
-		   "tx_unknown_pkts=2 tx_unknown_bytes=%u rx_unknown_pkts=1 rx_unknown_bytes=%u",
-		   2 * wr, ack);
-	tap_eq(count_flows(), 1, "learnt: the ingress ACK created one flow");
-	tap_eq(get_flow(q, &fl), 0, "learnt: keyed (peer ::ffff:10.0.0.2, rqpn 0x22, ifindex 1)");
-	check_ctrs("learnt: request before the flow", &fl, NULL,
-		   "rx_pkts=1 rx_bytes=%u rx_acks=1 lqpn=%u pending=0",
-		   ack, q->lqpn);
-	HIST_EMPTY("learnt: request before the flow is not timed, RTT", &fl.rtt);
-	HIST_EMPTY("learnt: ... MCT", &fl.mct);
+	check_ctrs("unknown QP: nothing counted as unknown", NULL, &st, "%s",
+		   "");
+	tap_eq(get_flow(q, &fl), 0, "unknown QP: the first request made flow (peer, rqpn 0x22, ifindex 1)");
+	check_ctrs("unknown QP: the flow", &fl, NULL,
+		   "tx_pkts=2 tx_bytes=%u tx_ackreq=2 tx_msgs=2 lqpn=0 pending=2",
+		   2 * wr);
+	tap_ok(fl.first_ns == 1000 && fl.last_ns == 3000,
+	       "unknown QP: the flow's first and last packet times");
+	tap_eq(get_pend(q, &pd), 0, "unknown QP: its ACK is pending under (peer, lqpn 0x11, ifindex 1)");
+	tap_ok(pd.rx_pkts == 1 && pd.rx_bytes == ack && pd.rx_acks == 1 &&
+	       pd.nresp == 1 && pd.resp[0].t == 2000 &&
+	       pd.resp[0].psn == 100 && pd.resp[0].opcode == ROCECC_OP_RC_ACK &&
+	       pd.resp[0].syndrome == AETH_ACK && !pd.merged,
+	       "unknown QP: pending counters and the response kept (time, PSN, opcode, syndrome)");
+	ev = events(q);
+	tap_ok(ev.n == 2 && ev.flow == 1 && ev.pend == 1,
+	       "events: new flow (peer, rqpn 0x22), new pending (peer, lqpn 0x11)");
 
-	/* From now on both directions meet in that flow */
-	tx(q, 10000, ROCECC_OP_RC_WRITE_ONLY, 102, 1);
-	rx(q, 15000, ROCECC_OP_RC_ACK, 102, AETH_ACK);
+	/* The daemon resolves the QP; the next ACK folds the entry in */
+	add_qp_flags(q, FLOWMON_QP_MERGE);
+	rx(q, 4500, ROCECC_OP_RC_ACK, 101, AETH_ACK);
 	get_flow(q, &fl);
-	check_ctrs("learnt: next request", &fl, NULL,
-		   "tx_pkts=1 tx_bytes=%u rx_pkts=2 rx_bytes=%u rx_acks=2 tx_ackreq=1 tx_msgs=1 pending=0",
-		   wr, 2 * ack);
-	HIST("learnt: next request, RTT", &fl.rtt, 5000);
-	HIST("learnt: next request, MCT", &fl.mct, 5000);
+	get_stats(&st);
+	check_ctrs("resolved: merged", &fl, NULL,
+		   "tx_pkts=2 tx_bytes=%u rx_pkts=2 rx_bytes=%u rx_acks=2 tx_ackreq=2 tx_msgs=2 lqpn=%u pending=0",
+		   2 * wr, 2 * ack, q->lqpn);
+	HIST("resolved: both RTTs exact, the first replayed", &fl.rtt, 1000,
+	     1500);
+	HIST("resolved: both messages timed exactly", &fl.mct, 1000, 1500);
+	check_ctrs("resolved: stats", NULL, &st, "pend_merged=1");
+	tap_eq(get_pend(q, &pd), -ENOENT, "resolved: the pending entry is gone");
+	tap_eq(qp_flags(q), 0, "resolved: MERGE cleared in qps");
+	tap_ok(fl.first_ns == 1000 && fl.last_ns == 4500,
+	       "resolved: first and last packet times");
+	tap_eq(events(q).n, 0, "resolved: no new event");
 
-	/* A message whose first packet left before the flow existed */
+	/*
+	 * Resolved without MERGE (the daemon did not see the entry): later
+	 * packets go to the flow, the entry stays until a MERGE folds it in;
+	 * its response then completes nothing (the coalesced ACK did), but
+	 * its counters count.
+	 */
 	reset();
+	tx(q, 1000, ROCECC_OP_RC_WRITE_ONLY, 100, 1);
+	rx(q, 2000, ROCECC_OP_RC_ACK, 100, AETH_ACK);
+	tx(q, 3000, ROCECC_OP_RC_WRITE_ONLY, 101, 1);
 	add_qp(q);
-	tx(q, 1000, ROCECC_OP_RC_WRITE_FIRST, 200, 0);
-	open_flow(q, 1500);
-	tx(q, 2000, ROCECC_OP_RC_WRITE_LAST, 201, 1);
-	rx(q, 5000, ROCECC_OP_RC_ACK, 201, AETH_ACK);
+	rx(q, 4000, ROCECC_OP_RC_ACK, 101, AETH_ACK);
 	get_flow(q, &fl);
-	HIST("first packet unseen: RTT of the last", &fl.rtt, 3000);
-	HIST_EMPTY("first packet unseen: no MCT", &fl.mct);
-	check_ctrs("first packet unseen", &fl, NULL,
-		   "tx_pkts=1 tx_bytes=%u rx_pkts=2 rx_bytes=%u rx_acks=1 tx_ackreq=1 tx_msgs=0 pending=0",
-		   bytes(q, ROCECC_OP_RC_WRITE_LAST),
-		   bytes(q, ROCECC_OP_RC_SEND_ONLY) + ack);
+	HIST("late merge: the coalesced ACK times both", &fl.mct, 3000, 1000);
+	tap_eq(get_pend(q, &pd), 0, "late merge: the entry is still there");
+	add_qp_flags(q, FLOWMON_QP_MERGE);
+	rx_ecn(q, 5000, ROCECC_OP_RC_SEND_ONLY, 7, 0, ROCECC_ECN_CE);
+	get_flow(q, &fl);
+	check_ctrs("late merge: folded in", &fl, NULL,
+		   "tx_pkts=2 tx_bytes=%u rx_pkts=3 rx_bytes=%u rx_ce=1 rx_acks=2 tx_ackreq=2 tx_msgs=2 lqpn=%u pending=0",
+		   2 * wr, 2 * ack + bytes(q, ROCECC_OP_RC_SEND_ONLY),
+		   q->lqpn);
+	HIST("late merge: nothing timed twice", &fl.mct, 3000, 1000);
+	tap_eq(get_pend(q, &pd), -ENOENT, "late merge: the entry is gone");
+}
+
+/* UD packets (a CM MAD to QP 1) belong to no pair: nothing is made */
+static void test_ud(void)
+{
+	struct qpair q = QB;
+	struct pkt k = { .src = A4, .dst = B4, .op = ROCECC_OP_UD_SEND_ONLY,
+			 .qpn = 1, .payload = 8 };
+	struct flowmon_stats st;
+	uint32_t n = ip_len(&k);
+
+	reset();
+	run_pkt(1, 1, &k, 1000);
+	k.src = B4;
+	k.dst = A4;
+	run_pkt(0, 1, &k, 2000);
+	get_stats(&st);
+	check_ctrs("UD both ways: unknown", NULL, &st,
+		   "tx_unknown_pkts=1 tx_unknown_bytes=%u rx_unknown_pkts=1 rx_unknown_bytes=%u",
+		   n, n);
+	q.lqpn = 1;
+	q.rqpn = 1;
+	tap_ok(count_flows() == 0 && get_pend(&q, &pd) == -ENOENT,
+	       "UD: no flow, nothing pending");
+}
+
+/*
+ * A stranger's packets to QPs that do not exist: the pending map holds
+ * what it holds, the rest is counted as unknown; a pending entry keeps
+ * FLOWMON_PEND_RESPS responses and counts the others.
+ */
+static void test_pend_bounds(void)
+{
+	struct flowmon *big = skel, *small;
+	uint32_t ack = bytes(&QB, ROCECC_OP_RC_ACK);
+	struct flowmon_stats st;
+	struct qpair q[3];
+	uint32_t i;
+
+	reset();
+	for (i = 0; i < FLOWMON_PEND_RESPS + 2; i++)
+		rx(&QB, 1000 + i, ROCECC_OP_RC_ACK, 100, AETH_ACK);
+	get_pend(&QB, &pd);
+	tap_ok(pd.rx_pkts == FLOWMON_PEND_RESPS + 2 &&
+	       pd.nresp == FLOWMON_PEND_RESPS && pd.resp_lost == 2,
+	       "%u ACKs pending: all counted, %u kept, 2 lost",
+	       FLOWMON_PEND_RESPS + 2, FLOWMON_PEND_RESPS);
+	add_qp_flags(&QB, FLOWMON_QP_MERGE);
+	rx(&QB, 9000, ROCECC_OP_RC_ACK, 100, AETH_ACK);
+	get_stats(&st);
+	check_ctrs("merged: the lost responses counted", NULL, &st,
+		   "pend_merged=1 pend_resp_lost=2");
+
+	small = flowmon__open();
+	if (!small) {
+		tap_ok(0, "small pending map: open: %s", strerror(errno));
+		return;
+	}
+	small->rodata->flowmon_test_clock = true;
+	bpf_map__set_max_entries(small->maps.pending, 2);
+	if (!tap_ok(!flowmon__load(small), "a copy with 2 pending entries loads")) {
+		flowmon__destroy(small);
+		return;
+	}
+	use(small);
+	for (i = 0; i < 3; i++) {
+		q[i] = QB;
+		q[i].lqpn = 0x300 + i;
+		rx(&q[i], 100, ROCECC_OP_RC_ACK, 5, AETH_ACK);
+	}
+	get_stats(&st);
+	check_ctrs("3 unknown QPs, room for 2", NULL, &st,
+		   "pend_full=1 rx_unknown_pkts=1 rx_unknown_bytes=%u", ack);
+	tap_ok(get_pend(&q[0], &pd) == 0 && get_pend(&q[1], &pd) == 0 &&
+	       get_pend(&q[2], &pd) == -ENOENT,
+	       "the first two pending, the third not");
+	use(big);
+	flowmon__destroy(small);
 }
 
 static void test_basic(void)
@@ -1142,6 +1341,8 @@ static void use(struct flowmon *s)
 	fd_flows = bpf_map__fd(s->maps.flows);
 	fd_qps = bpf_map__fd(s->maps.qps);
 	fd_stats = bpf_map__fd(s->maps.stats);
+	fd_pend = bpf_map__fd(s->maps.pending);
+	fd_events = bpf_map__fd(s->maps.events);
 }
 
 /* A copy of the programs whose flow table has room for 2 flows */
@@ -1216,7 +1417,9 @@ int main(void)
 	diag_prog("flowmon_egress", fd_eg);
 	diag_prog("flowmon_ingress", fd_in);
 
-	test_unknown();
+	test_first();
+	test_ud();
+	test_pend_bounds();
 	test_basic();
 	test_coalesced();
 	test_reorder();

@@ -291,6 +291,18 @@ static bool all_dead(const struct rg_run *r)
 	return true;
 }
 
+/*
+ * Is the run over at @now (a signal, the duration, --count all posted,
+ * every flow dead, the server gone, a fatal error)? Asked at the top of
+ * every loop and again just before the poster sleeps: with --count, the
+ * last post can leave nothing that would wake it (see client_loop()).
+ */
+static bool run_over(const struct rg_run *r, uint64_t now, uint64_t deadline)
+{
+	return g_stop || now >= deadline || all_counted(r) || all_dead(r) ||
+	       r->peer_gone || LOAD(r->fatal);
+}
+
 static uint64_t drain_budget_ns(const struct rg_opts *o)
 {
 	/* ACK timeout 4.096 us * 2^t, (retry + 1) tries, twice, + 1 s */
@@ -544,9 +556,7 @@ static int client_loop(struct rg_run *r)
 		int np = 0, k;
 
 		now = rg_now();
-		if (!stopping && (g_stop || now >= deadline || all_counted(r) ||
-				  all_dead(r) || r->peer_gone ||
-				  LOAD(r->fatal))) {
+		if (!stopping && run_over(r, now, deadline)) {
 			stopping = true;
 			STORE(r->stopping, true);
 			r->t_stop = now;
@@ -587,9 +597,19 @@ static int client_loop(struct rg_run *r)
 		else
 			wake = flushed ? flush_deadline : drain_deadline;
 
-		/* sleep unless the completer freed a slot meanwhile */
+		/*
+		 * Sleep unless the completer freed a slot meanwhile, or the
+		 * run is over. The completer kicks a waiting poster only
+		 * once a flow is down to half its depth (want_kick()); if
+		 * the completions of --count's last messages all come
+		 * before poster_waiting is set, none will come after it,
+		 * and without a deadline (no --duration) the poster would
+		 * sleep for ever: a run over (all_counted() now) must not
+		 * sleep.
+		 */
 		STORE(r->poster_waiting, true);
-		if (!stopping && can_post_now(r)) {
+		if (!stopping && (can_post_now(r) ||
+				  run_over(r, rg_now(), deadline))) {
 			STORE(r->poster_waiting, false);
 			continue;
 		}

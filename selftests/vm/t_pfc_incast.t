@@ -12,6 +12,9 @@
 # switch reacts (pfcswitch's polls come 1-2 ms apart under TCG): with
 # unlimited veths the paused senders released their backlog at CPU speed
 # on XON (~30 KB/ms) and overflowed it; at 3 x 30 Mbit/s it is ~11 KB/ms.
+# Pause quanta count at that 30 Mbit/s on both ends (65535 quanta: 1.12
+# s), so a pause holds until the XON even when the guest's CPU that runs
+# pfcswitch is held up (lib/pfc_incast.sh, PFC_SPEED_MBIT).
 # Four modes (lib/pfc_incast.sh):
 #
 #   none    rocecc.ko marks the senders' packets ECT(0), RED marks CE, but
@@ -38,7 +41,8 @@
 # Fairness, latency and throughput are printed, not asserted.
 # Knobs: ROCECC_PFC_SECS (16), ROCECC_PFC_LIMIT (150000), ROCECC_PFC_XOFF
 # (60000), ROCECC_PFC_XON (40000), ROCECC_PFC_DEPTH (8),
-# ROCECC_PFC_LINK_MBIT (30), ROCECC_PFC_KO, ROCECC_PFC_KEEP=1
+# ROCECC_PFC_LINK_MBIT (30), ROCECC_PFC_SPEED_MBIT (the link's: 30; 0: the
+# veth's 10 Gb/s), ROCECC_PFC_KO, ROCECC_PFC_KEEP=1
 # (the runs' files to build/vm-out/t_pfc_incast).
 # Run: selftests/vm/run selftests/vm/t_pfc_incast.t
 
@@ -113,6 +117,7 @@ PFC_XOFF=${ROCECC_PFC_XOFF:-60000}
 PFC_XON=${ROCECC_PFC_XON:-40000}
 PFC_DEPTH=${ROCECC_PFC_DEPTH:-8}
 PFC_LINK_MBIT=${ROCECC_PFC_LINK_MBIT:-30}
+PFC_SPEED_MBIT=${ROCECC_PFC_SPEED_MBIT:-}
 for m in $modes; do
 	tap_diag "[${SECONDS} s] mode $m"
 	tap_run "$m: mode" pfc_mode "$m" || tap_bail "mode $m"

@@ -99,11 +99,11 @@ tap_ok $? "/events.json: hw_found, hw_params rp_ai_rate 5 -> 20" || tap_diag "$e
 rd_get metrics >"$work/m1"
 tap_is "$(rd_metric "$work/m1" rocecc_hw_param 'name="rp_ai_rate"')" 20 \
 	"rocecc_hw_param{rp_ai_rate} 20"
-tap_is "$(rd_metric "$work/m1" rocecc_module_np_cnp_sent_total 'engine="hw"')" 11 \
-	"the firmware's np_cnp_sent as rocecc_module_np_cnp_sent_total{engine=\"hw\"}"
-tap_is "$(rd_metric "$work/m1" rocecc_module_rp_cnp_handled_total 'engine="hw"')" 33 \
+tap_is "$(rd_metric "$work/m1" rocecc_dp_np_cnp_sent_total 'engine="hw"')" 11 \
+	"the firmware's np_cnp_sent as rocecc_dp_np_cnp_sent_total{engine=\"hw\"}"
+tap_is "$(rd_metric "$work/m1" rocecc_dp_rp_cnp_handled_total 'engine="hw"')" 33 \
 	"... and rp_cnp_handled"
-tap_is "$(grep -c '^# TYPE rocecc_module_np_cnp_sent_total ' "$work/m1")" 1 \
+tap_is "$(grep -c '^# TYPE rocecc_dp_np_cnp_sent_total ' "$work/m1")" 1 \
 	"one TYPE line for the family"
 grep -q '^rocecc_pfc_indications_total{netdev="veth1",prio="3",engine="hw"} 0$' "$work/m1" &&
 	! grep -q '^rocecc_pfc_indications_total{netdev="veth1",prio="3"}' "$work/m1"

@@ -95,7 +95,7 @@ v=$(ai_rate)
 tap_is "$v" 7 "veth1: rp_ai_rate from the file (7)"
 rd_get metrics >"$work/m0" 
 tap_is "$(rd_metric "$work/m0" rocecc_module_attached 'netdev="veth2"')" 1 "metric: rocecc_module_attached{veth2} 1 (ours)"
-tap_is "$(rd_metric "$work/m0" rocecc_module_np_cnp_sent_total 'netdev="veth1"')" 0 "metric: the module's counters are exported"
+tap_is "$(rd_metric "$work/m0" rocecc_dp_np_cnp_sent_total 'netdev="veth1",engine="module"')" 0 "metric: the module's counters are exported (engine=\"module\")"
 
 # --- traffic, and a restart under it ------------------------------------
 DP_RG_TIMEOUT=120 dp_rg_server rxe2 $port 1 || tap_bail "rocegen server"

@@ -434,11 +434,11 @@ static void test_errors(void)
 		  "t.conf:2: [rankmap] host: '' is not a host name (1 to 255 of [A-Za-z0-9._:-])" },
 		/* structure */
 		{ "[daemon]\nport = 1\n\n[foo]\nbar = 1\n",
-		  "t.conf:4: unknown section [foo] (known: daemon, module, straggler, rankmap, pfc, hw)" },
+		  "t.conf:4: unknown section [foo] (known: daemon, datapath, module, straggler, rankmap, pfc, hw)" },
 		{ "[daemon]\n[Daemon]\n",
-		  "t.conf:2: unknown section [Daemon] (known: daemon, module, straggler, rankmap, pfc, hw)" },
+		  "t.conf:2: unknown section [Daemon] (known: daemon, datapath, module, straggler, rankmap, pfc, hw)" },
 		{ "[ daemon ]\nport = 1\n",
-		  "t.conf:1: unknown section [ daemon ] (known: daemon, module, straggler, rankmap, pfc, hw)" },
+		  "t.conf:1: unknown section [ daemon ] (known: daemon, datapath, module, straggler, rankmap, pfc, hw)" },
 		{ "[daemon]\nprot = 1\n",
 		  "t.conf:2: [daemon] prot: unknown key (known: listen, port, interval, linger, buckets_per_octave, log_level, pin_dir)" },
 		{ "[straggler]\nfactr = 1\n",
@@ -452,7 +452,7 @@ static void test_errors(void)
 		{ "[daemon]\nrp_ai_rate = 1\n",
 		  "t.conf:2: [daemon] rp_ai_rate: unknown key (known: listen, port, interval, linger, buckets_per_octave, log_level, pin_dir)" },
 		{ "# no section yet\nport = 1\n",
-		  "t.conf:2: key 'port' outside of a section (known: daemon, module, straggler, rankmap, pfc, hw)" },
+		  "t.conf:2: key 'port' outside of a section (known: daemon, datapath, module, straggler, rankmap, pfc, hw)" },
 		{ "[daemon]\nport = 1\n  listen = ::\n",
 		  "t.conf:3: indented line (inih would read it as a continuation of the previous value)" },
 		{ "[daemon]\n\tport = 1\n",
@@ -657,7 +657,7 @@ static void test_set(void)
 	       -EINVAL, "rd_conf_set without a message buffer");
 	tap_eq(rd_conf_set(&c, "-o", "nope", "port", "1", err, sizeof(err)),
 	       -EINVAL, "rd_conf_set unknown section");
-	tap_is_str(err, "-o: unknown section [nope] (known: daemon, module, straggler, rankmap, pfc, hw)",
+	tap_is_str(err, "-o: unknown section [nope] (known: daemon, datapath, module, straggler, rankmap, pfc, hw)",
 		   "  message");
 	tap_eq(rd_conf_set(&c, "-o", "rankmap", "port", "1", err, sizeof(err)),
 	       -EINVAL, "rd_conf_set unknown key");
@@ -780,7 +780,7 @@ static void test_example_uncommented(void)
 					sizeof(err)), 0,
 		    "example uncommented (%u keys) loads", keys))
 		tap_diag("%s", err);
-	tap_eq(keys, 18 + 9 + 16 + 2 + ROCECC_PARAM_MAX,
+	tap_eq(keys, 19 + 9 + 16 + 2 + ROCECC_PARAM_MAX,
 	       "example: every key and every parameter is shown");
 	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
 		nset += c.param_set[id];
@@ -796,6 +796,7 @@ static void test_example_uncommented(void)
 	/* the keys with a default are shown with it */
 	rd_conf_defaults(&d);
 	d.profile = ROCECC_PROFILE_MLX5;
+	d.dp_engine = RD_ENGINE_NONE;	/* what "not set" amounts to */
 	memcpy(d.param_set, c.param_set, sizeof(d.param_set));
 	memcpy(d.param, c.param, sizeof(d.param));
 	strcpy(d.local_host, c.local_host);
@@ -1180,6 +1181,65 @@ static void test_hw(void)
 		   "t.conf:2: [hw] profile: unknown key (known: apply, devices)");
 }
 
+/* [datapath] engine, --datapath's key, and how [module] attach agrees */
+static void test_engine(void)
+{
+	static const char *const names[] = { "none", "module", "bpf", "auto" };
+	char text[128], err[ERRLEN];
+	struct rd_conf c;
+	unsigned int i;
+
+	rd_conf_defaults(&c);
+	tap_ok(c.dp_engine == -1 && rd_conf_engine(&c) == RD_ENGINE_NONE,
+	       "engine: not set, no datapath by default");
+	c.module_attach = true;
+	tap_eq(rd_conf_engine(&c), RD_ENGINE_MODULE,
+	       "engine: not set, [module] attach = yes: module");
+	text[0] = '\0';
+	for (i = 0; i < 4; i++) {
+		snprintf(text, sizeof(text), "[datapath]\nengine = %s\n",
+			 names[i]);
+		if (!expect_ok(text, names[i]))
+			continue;
+		tap_ok(loaded.dp_engine == (int)i &&
+		       rd_conf_engine(&loaded) == (int)i &&
+		       !strcmp(rd_engine_name(loaded.dp_engine), names[i]),
+		       "engine = %s", names[i]);
+		round_trip(&loaded, names[i]);
+	}
+	expect_err("[datapath]\nengine = ebpf\n",
+		   "t.conf:2: [datapath] engine: 'ebpf' is not none, module, bpf or auto");
+	expect_err("[datapath]\nattach = yes\n",
+		   "t.conf:2: [datapath] attach: unknown key (known: engine)");
+	tap_ok(rd_engine_parse("BPF") < 0 && !rd_engine_name(RD_ENGINE_NR),
+	       "engine names: case-sensitive, none out of range");
+
+	/* attach = yes agrees with module and auto only */
+	for (i = 0; i < 4; i++) {
+		snprintf(text, sizeof(text),
+			 "[datapath]\nengine = %s\n[module]\nattach = yes\n",
+			 names[i]);
+		if (!expect_ok(text, "engine with attach = yes loads"))
+			continue;
+		if (i == RD_ENGINE_MODULE || i == RD_ENGINE_AUTO) {
+			tap_eq(rd_conf_check(&loaded, "t.conf", err, sizeof(err)),
+			       0, "check: engine = %s, attach = yes", names[i]);
+			continue;
+		}
+		tap_eq(rd_conf_check(&loaded, "t.conf", err, sizeof(err)),
+		       -EINVAL, "check: engine = %s contradicts attach = yes",
+		       names[i]);
+		snprintf(text, sizeof(text),
+			 "t.conf: [datapath] engine: %s, but [module] attach = yes asks for rocecc.ko (set one of them)",
+			 names[i]);
+		tap_is_str(err, text, "  message");
+	}
+	rd_conf_defaults(&c);
+	tap_eq(rd_conf_set(&c, "--datapath", "datapath", "engine", "bpf", err,
+			   sizeof(err)), 0, "rd_conf_set engine bpf");
+	tap_eq(c.dp_engine, RD_ENGINE_BPF, "  engine bpf");
+}
+
 int main(void)
 {
 	test_defaults();
@@ -1195,5 +1255,6 @@ int main(void)
 	test_pfc();
 	test_pfc_target();
 	test_hw();
+	test_engine();
 	return tap_done();
 }

@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Unit tests of the metric families' table (daemon/roceccd/families.c): names and types
- * follow Prometheus' conventions, every rocecc.ko counter the CLI knows has
- * its family under the CLI's name, and --list-metrics lists each family
+ * follow Prometheus' conventions, every datapath counter the CLI knows (the
+ * module's and the BPF engine's own) has its family under the CLI's name, and --list-metrics lists each family
  * once, histograms with their le bounds.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <uapi/linux/rocecc.h>
 
+#include "dcqcn_bpf.h"
 #include "lib/parse.h"
 #include "roceccd/families.h"
 #include "tap.h"
@@ -63,14 +64,15 @@ static void test_table(void)
 	tap_eq(dup, 0, "no name twice");
 }
 
-/* rocecc dev show -s's counter names are the module families' names. */
+/* rocecc dev show -s's counter names are the datapath families' names. */
 static void test_module_stats(void)
 {
 	unsigned int t, n = 0, bad = 0;
 	char want[128];
 
-	for (t = 0; t < __ROCECC_STAT_MAX; t++) {
-		const char *stat = cli_stat_name(t);
+	for (t = 0; t < __DCQCN_STAT_MAX; t++) {
+		const char *stat = t < __ROCECC_STAT_MAX ? cli_stat_name(t) :
+				   dcqcn_stat_name(t);
 		enum rd_family fam = rd_family_of_stat(t);
 
 		if (!stat) {
@@ -78,7 +80,7 @@ static void test_module_stats(void)
 			continue;
 		}
 		n++;
-		snprintf(want, sizeof(want), "rocecc_module_%s%s", stat,
+		snprintf(want, sizeof(want), "rocecc_dp_%s%s", stat,
 			 t == ROCECC_STAT_FLOWS ? "" : "_total");
 		if (fam == RDF_NONE || strcmp(rd_fam(fam), want)) {
 			bad++;
@@ -86,11 +88,11 @@ static void test_module_stats(void)
 				 stat, fam ? rd_fam(fam) : "none", want);
 		}
 	}
-	tap_ok(n >= 11, "the CLI names %u module counters", n);
-	tap_eq(bad, 0, "each has the family rocecc_module_<name>[_total]");
-	tap_ok(rd_families[RDF_MODULE_FLOWS].type == RDF_GAUGE,
-	       "the module's flows is a gauge");
-	tap_eq(rd_family_of_stat(__ROCECC_STAT_MAX), RDF_NONE,
+	tap_ok(n >= 17, "the CLI names %u datapath counters", n);
+	tap_eq(bad, 0, "each has the family rocecc_dp_<name>[_total]");
+	tap_ok(rd_families[RDF_DP_FLOWS].type == RDF_GAUGE,
+	       "the datapath's flows is a gauge");
+	tap_eq(rd_family_of_stat(__DCQCN_STAT_MAX), RDF_NONE,
 	       "an unknown counter has no family");
 }
 

@@ -18,12 +18,6 @@ DASHBOARD = os.path.join(MONITORING, "rocecc-fleet.dashboard.json")
 ROCECCD = os.environ.get("ROCECCD", os.path.join(TOP, "build/daemon/roceccd"))
 OUT = os.environ.get("MONITORING_OUT", os.path.join(TOP, "build/unit/monitoring"))
 
-# Names the rules read that no roceccd exports yet: the datapath engines'
-# CE counters (answered / unanswered, label engine="module|bpf"). Their
-# checks are TAP TODO until the daemon lists them.
-PENDING = {"rocecc_dp_ce_answered_total", "rocecc_dp_ce_unanswered_total"}
-
-
 class Tap:
     def __init__(self):
         self.n = 0

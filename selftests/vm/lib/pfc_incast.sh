@@ -45,11 +45,6 @@ PFC_TCLASS=${PFC_TCLASS:-104}	# DSCP 26 << 2, Not-ECT: priority 26 >> 3 = 3
 PFC_XOFF=${PFC_XOFF:-60000}
 PFC_XON=${PFC_XON:-40000}
 PFC_DEPTH=${PFC_DEPTH:-8}
-# XOFF again every 0.5 ms while above xon, not every 1.68 ms (half of 65535
-# quanta at 10 Gb/s, 3.36 ms): under TCG a timer's wakeup can come
-# milliseconds late, and a pause that runs out before the next refresh lets
-# the paused senders burst (pfcswitch counts those as lapses)
-PFC_REFRESH_US=${PFC_REFRESH_US:-500}
 # The senders' line rate (fq maxrate, Mbit/s; 0: none). A veth has none:
 # paused senders then release their whole backlog at CPU speed (~30 KB/ms
 # under TCG) on XON, faster than the switch's polls (1-2 ms apart, tens
@@ -57,9 +52,22 @@ PFC_REFRESH_US=${PFC_REFRESH_US:-500}
 # everything in flight. A 30 Mbit/s host link (3 x 30 into 20: the incast
 # still overloads the port 4.5 times) releases ~11 KB/ms.
 PFC_LINK_MBIT=${PFC_LINK_MBIT:-30}
+# The speed pause quanta count at on both ends (rocecc.ko's pfc_speed_mbps
+# on the senders, pfcswitch --speed; empty: the line rate; 0: the veth's
+# nominal 10 Gb/s). At the line rate, as on a real link, 65535 quanta are
+# 1.12 s at 30 Mbit/s: a pause holds until the XON, and pfcswitch
+# refreshes it every 0.56 s (half of it). At 10 Gb/s they are 3.36 ms,
+# refreshed every PFC_REFRESH_US (default 0.5 ms then): a pause ran out
+# whenever the guest's CPU that runs pfcswitch was held up longer than
+# that (under TCG the host deschedules a vCPU for milliseconds), and the
+# senders sent into a queue above xoff (pfcswitch counts these lapses).
+PFC_SPEED_MBIT=${PFC_SPEED_MBIT:-}
+PFC_REFRESH_US=${PFC_REFRESH_US:-}
 PFC_CAPTURE=${PFC_CAPTURE:-0}
 PFC_MODE=
 PFC_HOST=
+
+_pfc_speed() { echo "${PFC_SPEED_MBIT:-${PFC_LINK_MBIT:-0}}"; }
 
 # fq options of sender H (its line rate) and of the receiver
 _pfc_fq() {
@@ -144,6 +152,8 @@ pfc_mode() {
 			"$DP_CLI" dev detach "veth$h" || return 1
 		fi
 	done
+	# taken at attach (0: the device's own speed)
+	_pfc_speed >/sys/module/rocecc/parameters/pfc_speed_mbps || return 1
 	for ((h = 1; h <= n1; h++)); do
 		# the receiver only with DCQCN: its NP is what sends CNPs
 		[ "$h" = "$n1" ] && [ "$mode" != dcqcn ] && [ "$mode" != both ] && continue
@@ -167,7 +177,7 @@ pfc_mode() {
 				_pfc_host_on "$h" || return 1
 			done
 		fi
-		echo "$mode: pfcswitch prio $PFC_PRIO xoff $PFC_XOFF xon $PFC_XON, host PFC level $PFC_HOST" >>"$INCAST_DIR/params"
+		echo "$mode: pfcswitch prio $PFC_PRIO xoff $PFC_XOFF xon $PFC_XON, quanta at $(_pfc_speed) Mbit/s, host PFC level $PFC_HOST" >>"$INCAST_DIR/params"
 	fi
 	PFC_MODE=$mode INCAST_MODE=$mode
 }
@@ -205,8 +215,16 @@ pfc_run() {
 	done
 	_pfc_snap "$d" before
 	if [ "$PFC_MODE" = pfc ] || [ "$PFC_MODE" = both ]; then
+		local sp sw=()
+		sp=$(_pfc_speed)
+		[ "$sp" = 0 ] || sw+=(--speed "$sp")
+		if [ -n "$PFC_REFRESH_US" ]; then
+			sw+=(--refresh-us "$PFC_REFRESH_US")
+		elif [ "$sp" = 0 ]; then
+			sw+=(--refresh-us 500)
+		fi
 		topo_pfc_start "$n1" "$PFC_PRIO" "$PFC_XOFF" "$PFC_XON" "$d/pfc.json" \
-			--refresh-us "$PFC_REFRESH_US" || return 1
+			"${sw[@]}" || return 1
 	fi
 	topo_backlog_start "$n1" 20 "$d/backlog" || return 1
 	# ACK timeout 16 (268 ms), not the default 14: the "pfc" mode (no

@@ -1,0 +1,184 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The BPF datapath end to end, driven by roceccd --datapath bpf, with
+# real soft-RoCE traffic and no rocecc.ko loaded: host 1 RDMA-WRITEs to
+# host 2, the switch port toward host 2 marks every packet CE (as in
+# t_np.t: a bottleneck's marks come too seldom at the rates TCG reaches),
+# with the mlx5 profile scaled to 20 Mb/s, time constants included
+# (lib/incast.sh: a CNP window of 20 ms, rate timer 1.5 s), so that a cut
+# lasts long enough to be seen. The rate falls to its floor, and pacing
+# must stay inside the ACK-timeout budget: the QPs keep the default ACK
+# timeout (14). Asserted:
+#  - roceccd attaches the engine to veth1 and veth2 (rocecc dev show:
+#    engine bpf), rocecc param profile | set | show work on them, a value
+#    out of range is refused;
+#  - CE marks earn CNPs from host 2 (np_cnp_sent, ce_answered, no
+#    cnp_tx_errors, at most one per 20 ms window), host 1 takes them as
+#    valid CNPs from
+#    its peer (rp_cnp_handled), its flow (rocecc -j flow show, the
+#    module's keys) is limited, cut below the ceiling while it runs, and
+#    paced by EDT: the flow's pacing_delayed and fq's throttled count grow;
+#  - no completion errors, no drops at the switch, rxe retries within
+#    TCG's noise allowance (ROCECC_DP_RETRY_MAX, 2; see t_ect_pacing.t);
+#  - rocecc -s dev show prints the engine and the counters; /metrics has
+#    them as rocecc_dp_<counter>_total{netdev,engine="bpf"};
+#  - with rocecc.ko loaded, the CLI refuses to attach the module where BPF
+#    drives; once roceccd stops and the module takes veth1, a restarted
+#    roceccd --datapath bpf refuses veth1 naming rocecc.ko, keeps its
+#    hands off it and drives veth2 again with the counters it kept pinned.
+# Run: scripts/vm --test selftests/vm/t_bpf_engine.t
+
+lib=$(dirname "$0")/lib
+. "$lib/tap.sh"
+. "$lib/topo.sh"
+. "$lib/dp.sh"
+. "$lib/incast.sh"
+. "$lib/rd.sh"
+tap_require_vm
+
+retry_max=${ROCECC_DP_RETRY_MAX:-2}
+dur=6
+work=$(mktemp -d /tmp/t_bpf_engine.XXXXXX)
+trap 'kill $RD_PID $RD_NOTIFY_PID 2>/dev/null; topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work" /sys/fs/bpf/rocecc' EXIT
+R=$DP_CLI
+
+tap_run "ib_core and rdma_rxe load (no rocecc.ko)" eval 'modprobe ib_core && modprobe rdma_rxe' ||
+	tap_bail "no rxe"
+mark_all_ce() {
+	ip netns exec "$TOPO_NS" tc qdisc add dev swp2 clsact &&
+	ip netns exec "$TOPO_NS" tc filter add dev swp2 egress protocol ip matchall \
+		action pedit ex munge ip tos set 3 retain 3 pipe action csum ip4h
+}
+tap_run "2-host topology, every packet toward host 2 marked CE" \
+	eval 'topo_setup 2 && mark_all_ce' || tap_bail "no topology"
+tap_run "fq on veth1 and veth2" dp_fq 1 2
+
+printf '[daemon]\ninterval = 250ms\n[module]\ndevices = veth1, veth2\nfq = no\n' >"$work/rd.conf"
+rd_start "$work/rd.log" -c "$work/rd.conf" --datapath bpf -L debug
+rd_wait_ready 1 30 || { tap_diag "$(tail "$work/rd.log")"; tap_bail "roceccd did not start"; }
+
+# "netdev engine" of every netdev the CLI lists, sorted, one line
+engines() { "$R" -j dev show 2>/dev/null | jq -r '[.[] | "\(.dev)=\(.engine)"] | sort | join(" ")'; }
+for _ in $(seq 50); do
+	[ "$(engines)" = "veth1=bpf veth2=bpf" ] && break
+	_topo_sleep 0.2
+done
+tap_is "$(engines)" "veth1=bpf veth2=bpf" "roceccd --datapath bpf drives veth1 and veth2"
+
+# --- parameters ------------------------------------------------------------------
+
+ok=1
+for h in 1 2; do "$R" param profile dev "veth$h" mlx5 || ok=0; done
+scale=$(incast_scale mlx5 20 time veth1) || ok=0
+for h in 1 2; do
+	# shellcheck disable=SC2086
+	"$R" param set dev "veth$h" $scale || ok=0
+done
+tap_ok $((1 - ok)) "param profile mlx5 and set ($scale) on both"
+read -r _ _ v _ < <("$R" param show dev veth2 np_min_time_between_cnps)
+tap_is "$v" 20000 "param show reads back np_min_time_between_cnps (4 us x 5000)"
+tap_is "$("$R" -j param show dev veth1 | jq -r 'if type == "array" then .[0].engine else .engine end')" bpf "param show -j names the engine"
+out=$("$R" param set dev veth1 rp_rate_divisor 0 2>&1)
+st=$?
+[ $st -ne 0 ] && grep -q rp_rate_divisor <<<"$out"
+tap_ok $? "a value out of range is refused, naming the parameter" || tap_diag "status $st: $out"
+
+# --- traffic -----------------------------------------------------------------------
+
+dstat() { "$R" -j -s dev show "$1" | jq -r ".[0].stats.$2"; }
+fq_throttled() { tc -s -j qdisc show dev veth1 | jq -r '[.[] | select(.kind == "fq") | .throttled] | add // 0'; }
+topo_counters >"$work/b"
+thr0=$(fq_throttled)
+port=18950
+dp_rg_server rxe2 "$port" 1 || tap_bail "rocegen server"
+srv=$DP_SRV_PID
+DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 "$port" "$work/c.json" --cpu 0 \
+	--op write --size 16K --depth 4 --duration "${dur}s" >"$work/c.out" 2>&1 &
+cli=$!
+# the flow while it runs: three dumps from the third second on
+_topo_sleep 3
+for i in 1 2 3; do
+	"$R" -j flow show dev veth1 >"$work/f$i.json"
+	_topo_sleep 0.5
+done
+wait "$cli" "$srv"
+_topo_sleep 1	# the last CE marks answered, a poll of roceccd
+topo_counters >"$work/a"
+thr1=$(fq_throttled)
+"$R" -j -s dev show veth1 >"$work/d1.json"
+"$R" -j -s dev show veth2 >"$work/d2.json"
+rd_get metrics >"$work/m"
+
+read -r rq msgs errs mbit el < <(jq -r '"\(.qps[0].remote_qpn) \(.total.messages) \(.total.errors) \(.total.mbit) \(.elapsed_s)"' "$work/c.json")
+d() { topo_delta "$work/b" "$work/a" "$1"; }
+s() { jq -r ".[0].stats.$2" "$work/d$1.json"; }
+retry=$(d rxe1.completer_retry_err)
+drops=$(($(d swp1.rx_dropped) + $(d swp2.tx_dropped)))
+tap_diag "rocegen: $msgs messages in $el s, $mbit Mb/s, errors $errs; switch drops $drops; rxe1 retries $retry"
+tap_diag "host 2: np_cnp_sent $(s 2 np_cnp_sent) ce_answered $(s 2 ce_answered) ce_unanswered $(s 2 ce_unanswered) cnp_tx_errors $(s 2 cnp_tx_errors); host 1: rp_cnp_handled $(s 1 rp_cnp_handled) rp_cnp_ignored $(s 1 rp_cnp_ignored) pacing_delayed $(s 1 pacing_delayed) pacing_capped $(s 1 pacing_capped); fq throttled $((thr1 - thr0))"
+tap_cmp "${msgs:-0}" -gt 0 "rocegen completed messages"
+tap_cmp "${errs:-1}" -eq 0 "no completion errors"
+tap_cmp "$drops" -eq 0 "no drops at the switch"
+tap_cmp "$retry" -le "$retry_max" "rxe retries $retry (TCG noise allowance $retry_max)"
+tap_cmp "$(d rxe1.retry_exceeded_err)" -eq 0 "no QP ran out of retries"
+tap_cmp "$(s 2 np_cnp_sent)" -gt 0 "host 2 sent CNPs for the CE marks"
+tap_cmp "$(s 2 ce_answered)" -gt 0 "... ce_answered counts them"
+tap_cmp "$(s 2 cnp_tx_errors)" -eq 0 "... none failed"
+most=$(awk -v t="$el" 'BEGIN { printf "%d", (t + 1.5) / 0.02 + 2 }')
+tap_cmp "$(s 2 np_cnp_sent)" -le "$most" "... at most one per 20 ms window ($most in $el s and the tail)"
+tap_cmp "$(s 1 rp_cnp_handled)" -gt 0 "host 1 handled the CNPs (valid ICRC, from its peer)"
+tap_cmp "$(s 1 rp_cnp_handled)" -le "$(s 2 np_cnp_sent)" "... no more than host 2 sent"
+
+# host 1's flow to host 2's QP while it ran, in the module's keys
+flow() { jq -r --argjson r "${rq:-0}" "[.[] | select(.rqpn == \$r)][0].$2 // empty" "$1"; }
+tap_diag "flow: $(jq -c --argjson r "${rq:-0}" '[.[] | select(.rqpn == $r)][0]' "$work/f3.json")"
+tap_is "$(flow "$work/f3.json" engine)" bpf "flow show -j: the flow to rocegen's remote QP, engine bpf"
+tap_cmp "$(flow "$work/f3.json" limited)" -eq 1 "the flow is limited (it took a CNP)"
+tap_cmp "$(flow "$work/f3.json" cnp_handled)" -gt 0 "the flow counts its CNPs"
+min=$(for i in 1 2 3; do flow "$work/f$i.json" rate_kbps; done | sort -n | head -1)
+tap_diag "rate_kbps while running: $(for i in 1 2 3; do flow "$work/f$i.json" rate_kbps; done | tr '\n' ' ')(ceiling 20000)"
+tap_cmp "${min:-20000}" -lt 20000 "the rate was cut below the 20 Mb/s ceiling while it ran"
+tap_cmp "$(flow "$work/f3.json" pacing_delayed)" -gt 0 "the flow's packets got EDT departure times"
+tap_cmp "$((thr1 - thr0))" -gt 0 "fq held flows back until their departure time (throttled)"
+
+# the text view and /metrics
+out=$("$R" -s dev show veth2)
+grep -q "veth2.*bpf" <<<"$out" && grep -q "np_cnp_sent $(s 2 np_cnp_sent)" <<<"$out" &&
+	grep -q "ce_answered" <<<"$out"
+tap_ok $? "rocecc -s dev show veth2: engine and counters" || tap_diag "$out"
+tap_is "$(rd_metric "$work/m" rocecc_dp_np_cnp_sent_total 'netdev="veth2",engine="bpf"')" "$(s 2 np_cnp_sent)" \
+	"/metrics: rocecc_dp_np_cnp_sent_total{veth2,bpf} = dev show's"
+tap_is "$(rd_metric "$work/m" rocecc_dp_rp_cnp_handled_total 'netdev="veth1",engine="bpf"')" "$(s 1 rp_cnp_handled)" \
+	"/metrics: rocecc_dp_rp_cnp_handled_total{veth1,bpf} = dev show's"
+tap_is "$(rd_metric "$work/m" rocecc_dp_ce_unanswered_total 'netdev="veth2",engine="bpf"')" "$(s 2 ce_unanswered)" \
+	"/metrics: the engine's own rocecc_dp_ce_unanswered_total"
+tap_is "$(rd_metric "$work/m" rocecc_bpf_errors_total)" 0 "/metrics: no BPF datapath errors"
+
+# --- the two engines never drive one netdev ---------------------------------------
+
+tap_run "rocecc.ko loads beside the BPF datapath" insmod "$DP_KO"
+out=$("$R" dev attach veth2 2>&1)
+st=$?
+[ $st -ne 0 ] && grep -q "BPF datapath" <<<"$out"
+tap_ok $? "rocecc dev attach refuses veth2, naming the BPF datapath" || tap_diag "status $st: $out"
+sent=$(s 2 np_cnp_sent)
+rd_stop
+tap_cmp $? -eq 0 "roceccd exits 0"
+tap_is "$(engines)" "" "roceccd stopped: no netdev driven"
+tap_run "the module takes veth1" "$R" dev attach veth1
+rd_start "$work/rd.log" -c "$work/rd.conf" --datapath bpf -L debug
+rd_wait_ready 2 30 || tap_diag "$(tail "$work/rd.log")"
+for _ in $(seq 50); do
+	[ "$(engines)" = "veth1=module veth2=bpf" ] && break
+	_topo_sleep 0.2
+done
+tap_is "$(engines)" "veth1=module veth2=bpf" "restarted roceccd drives veth2 only"
+grep -q "veth1 is driven by rocecc.ko" "$work/rd.log"
+tap_ok $? "... and says veth1 is rocecc.ko's" || tap_diag "$(grep -i veth1 "$work/rd.log" | tail -3)"
+tc filter show dev veth1 ingress | grep -q dcqcn_ || tc filter show dev veth1 egress | grep -q dcqcn_
+tap_ok $((1 - $?)) "no BPF datapath filter on veth1"
+tap_cmp "$(dstat veth2 np_cnp_sent)" -ge "$sent" "veth2 kept its counters across the restart ($sent)"
+rd_stop
+tap_cmp $? -eq 0 "roceccd exits 0"
+tap_run "the module lets veth1 go and unloads" eval "'$R' dev detach veth1 && rmmod rocecc"
+tap_done
