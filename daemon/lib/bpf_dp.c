@@ -4,7 +4,6 @@
  */
 #include <errno.h>
 #include <net/if.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +21,7 @@
 #include "dcqcn.skel.h"
 
 #include "lib/bpf_dp.h"
+#include "lib/msg.h"
 #include "lib/rocecc_nl.h"
 
 /* The maps a loader pins, by their names in the object */
@@ -48,17 +48,6 @@ struct bpf_dp {
 	struct dcqcn *skel;	/* NULL: opened from the pins only */
 	int fd[N_PINS];		/* the maps */
 };
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 static const char *ifname(uint32_t ifindex, char *buf)
 {
@@ -137,13 +126,13 @@ struct bpf_dp *bpf_dp_open(const struct bpf_dp_opts *o, bool *adopted,
 		*adopted = false;
 	if (dir[0]) {
 		if (mkdir(dir, 0700) && errno != EEXIST) {
-			say(err, errlen, "pin directory '%s': %s", dir,
-			    strerror(errno));
+			msgf(err, errlen, "pin directory '%s': %s", dir,
+			     strerror(errno));
 			return NULL;
 		}
 		if (statfs(dir, &sfs) || sfs.f_type != BPF_FS_MAGIC) {
-			say(err, errlen, "pin directory '%s' is not on a BPF filesystem (mount -t bpf bpf /sys/fs/bpf)",
-			    dir);
+			msgf(err, errlen, "pin directory '%s' is not on a BPF filesystem (mount -t bpf bpf /sys/fs/bpf)",
+			     dir);
 			errno = EINVAL;
 			return NULL;
 		}
@@ -161,8 +150,8 @@ struct bpf_dp *bpf_dp_open(const struct bpf_dp_opts *o, bool *adopted,
 		dp->skel = load(o, dir);
 	}
 	if (!dp->skel) {
-		say(err, errlen, "cannot load the BPF datapath (bpf/dcqcn.bpf.o): %s (root? kernel >= 5.18 with BTF?)",
-		    strerror(errno));
+		msgf(err, errlen, "cannot load the BPF datapath (bpf/dcqcn.bpf.o): %s (root? kernel >= 5.18 with BTF?)",
+		     strerror(errno));
 		free(dp);
 		return NULL;
 	}
@@ -192,9 +181,9 @@ struct bpf_dp *bpf_dp_open_pinned(const char *pin_dir, char *err,
 		snprintf(path, sizeof(path), "%s/%s", pin_dir, bpf_dp_pins[i]);
 		dp->fd[i] = bpf_obj_get(path);
 		if (dp->fd[i] < 0) {
-			say(err, errlen, errno == ENOENT ?
-			    "the BPF datapath is not loaded here (no %s)" :
-			    "%s: %s", path, strerror(errno));
+			msgf(err, errlen, errno == ENOENT ?
+			     "the BPF datapath is not loaded here (no %s)" :
+			     "%s: %s", path, strerror(errno));
 			goto fail;
 		}
 		memset(&info, 0, sizeof(info));
@@ -202,8 +191,8 @@ struct bpf_dp *bpf_dp_open_pinned(const char *pin_dir, char *err,
 		if (bpf_obj_get_info_by_fd(dp->fd[i], &info, &len) ||
 		    info.key_size != bpf_dp_sizes[i].key ||
 		    info.value_size != bpf_dp_sizes[i].value) {
-			say(err, errlen, "%s: not this version's map (another rocecc's BPF datapath?)",
-			    path);
+			msgf(err, errlen, "%s: not this version's map (another rocecc's BPF datapath?)",
+			     path);
 			errno = EPROTO;
 			goto fail;
 		}
@@ -331,8 +320,8 @@ static int check_params(const struct rocecc_params *p, uint32_t ifindex,
 		if (!rocecc_param_validate(id, p->v[id]))
 			continue;
 		pi = rocecc_param_info(id);
-		say(err, errlen, "%s: %s = %u is out of range %u..%u",
-		    ifname(ifindex, nb), pi->name, p->v[id], pi->min, pi->max);
+		msgf(err, errlen, "%s: %s = %u is out of range %u..%u",
+		     ifname(ifindex, nb), pi->name, p->v[id], pi->min, pi->max);
 		return -EINVAL;
 	}
 	return 0;
@@ -400,19 +389,19 @@ int bpf_dp_attach(struct bpf_dp *dp, uint32_t ifindex,
 	int e;
 
 	if (!dp->skel) {
-		say(err, errlen, "%s: attaching needs the programs loaded (roceccd)",
-		    ifname(ifindex, nb));
+		msgf(err, errlen, "%s: attaching needs the programs loaded (roceccd)",
+		     ifname(ifindex, nb));
 		return -EOPNOTSUPP;
 	}
 	e = bpf_dp_module_has(ifindex);
 	if (e > 0) {
-		say(err, errlen, "%s is driven by rocecc.ko: detach it there first (rocecc dev detach %s)",
-		    ifname(ifindex, nb), nb);
+		msgf(err, errlen, "%s is driven by rocecc.ko: detach it there first (rocecc dev detach %s)",
+		     ifname(ifindex, nb), nb);
 		return -EBUSY;
 	}
 	if (e < 0) {
-		say(err, errlen, "%s: cannot ask rocecc.ko whether it drives it: %s",
-		    ifname(ifindex, nb), strerror(-e));
+		msgf(err, errlen, "%s: cannot ask rocecc.ko whether it drives it: %s",
+		     ifname(ifindex, nb), strerror(-e));
 		return e;
 	}
 	e = check_params(&c->params, ifindex, err, errlen);
@@ -424,8 +413,8 @@ int bpf_dp_attach(struct bpf_dp *dp, uint32_t ifindex,
 	if (!e)
 		e = tc_attach(dp, ifindex);
 	if (e)
-		say(err, errlen, "%s: cannot attach the BPF datapath: %s",
-		    ifname(ifindex, nb), strerror(-e));
+		msgf(err, errlen, "%s: cannot attach the BPF datapath: %s",
+		     ifname(ifindex, nb), strerror(-e));
 	return e;
 }
 

@@ -3,32 +3,22 @@
  * DCB netlink client (libmnl): IEEE PFC and DCB buffers. See dcbnl.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/socket.h>
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 
 #include "dcbnl.h"
-
-#ifndef NETLINK_EXT_ACK
-#define NETLINK_EXT_ACK	11
-#endif
-#ifndef NETLINK_CAP_ACK
-#define NETLINK_CAP_ACK	10
-#endif
+#include "msg.h"
+#include "nlsock.h"
 
 #define IFNAME_MAX	15	/* IFNAMSIZ - 1 */
 
 struct dcbnl {
-	struct mnl_socket *sk;
-	unsigned int portid;
-	uint32_t seq;
-	char buf[DCBNL_BUFSZ];
+	struct nlsock nl;
 	char err[512];
 };
 
@@ -96,19 +86,6 @@ struct nlmsghdr *dcbnl_msg_set(void *buf, uint32_t seq, const char *ifname,
 	return nlh;
 }
 
-static void say(char *msg, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void say(char *msg, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!n)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(msg, n, fmt, ap);
-	va_end(ap);
-}
-
 /*
  * Every attribute of @len bytes at @p through @cb, checking that they fill
  * the space exactly (a malformed or truncated one is -EBADMSG, not
@@ -147,14 +124,14 @@ static int get_app_cb(const struct nlattr *a, void *data)
 	if (mnl_attr_get_type(a) != DCB_ATTR_IEEE_APP)
 		return 0;
 	if (mnl_attr_get_payload_len(a) < sizeof(*app)) {
-		say(c->msg, c->n, "DCB_ATTR_IEEE_APP of %u bytes, expected %zu",
+		msgf(c->msg, c->n, "DCB_ATTR_IEEE_APP of %u bytes, expected %zu",
 		    mnl_attr_get_payload_len(a), sizeof(*app));
 		return -EBADMSG;
 	}
 	if (app->selector != IEEE_8021QAZ_APP_SEL_DSCP)
 		return 0;
 	if (app->protocol > 63 || app->priority >= DCBNL_PRIOS) {
-		say(c->msg, c->n, "APP entry DSCP %u -> priority %u out of range",
+		msgf(c->msg, c->n, "APP entry DSCP %u -> priority %u out of range",
 		    app->protocol, app->priority);
 		return -EBADMSG;
 	}
@@ -172,7 +149,7 @@ static int get_ieee_cb(const struct nlattr *a, void *data)
 		return walk(mnl_attr_get_payload(a), len, get_app_cb, c);
 	case DCB_ATTR_IEEE_PFC:
 		if (len < sizeof(c->out->pfc)) {
-			say(c->msg, c->n, "DCB_ATTR_IEEE_PFC of %u bytes, expected %zu",
+			msgf(c->msg, c->n, "DCB_ATTR_IEEE_PFC of %u bytes, expected %zu",
 			    len, sizeof(c->out->pfc));
 			return -EBADMSG;
 		}
@@ -181,7 +158,7 @@ static int get_ieee_cb(const struct nlattr *a, void *data)
 		break;
 	case DCB_ATTR_DCB_BUFFER:
 		if (len < sizeof(c->out->buf)) {
-			say(c->msg, c->n, "DCB_ATTR_DCB_BUFFER of %u bytes, expected %zu",
+			msgf(c->msg, c->n, "DCB_ATTR_DCB_BUFFER of %u bytes, expected %zu",
 			    len, sizeof(c->out->buf));
 			return -EBADMSG;
 		}
@@ -202,7 +179,7 @@ static int get_top_cb(const struct nlattr *a, void *data)
 	ret = walk(mnl_attr_get_payload(a), mnl_attr_get_payload_len(a),
 		   get_ieee_cb, c);
 	if (ret == -EBADMSG && c->n && !c->msg[0])
-		say(c->msg, c->n, "malformed attribute inside DCB_ATTR_IEEE");
+		msgf(c->msg, c->n, "malformed attribute inside DCB_ATTR_IEEE");
 	return ret;
 }
 
@@ -215,16 +192,39 @@ static const struct dcbmsg *reply_hdr(const struct nlmsghdr *nlh,
 
 	if (nlh->nlmsg_len < sizeof(*nlh) ||
 	    mnl_nlmsg_get_payload_len(nlh) < sizeof(*d)) {
-		say(msg, n, "reply too short for its DCB header");
+		msgf(msg, n, "reply too short for its DCB header");
 		return NULL;
 	}
 	d = mnl_nlmsg_get_payload(nlh);
 	if (nlh->nlmsg_type != type || d->cmd != cmd) {
-		say(msg, n, "unexpected reply (type %u, command %u)",
+		msgf(msg, n, "unexpected reply (type %u, command %u)",
 		    nlh->nlmsg_type, d->cmd);
 		return NULL;
 	}
 	return d;
+}
+
+/*
+ * The top-level attributes of the reply @nlh to @type/@cmd through @cb.
+ * 0, or -EBADMSG with what was wrong in @msg.
+ */
+static int reply_walk(const struct nlmsghdr *nlh, uint16_t type, uint8_t cmd,
+		      int (*cb)(const struct nlattr *a, void *data),
+		      void *data, char *msg, size_t n)
+{
+	if (n)
+		msg[0] = '\0';
+	if (!reply_hdr(nlh, type, cmd, msg, n))
+		return -EBADMSG;
+	if (walk((const char *)mnl_nlmsg_get_payload(nlh) +
+		 MNL_ALIGN(sizeof(struct dcbmsg)),
+		 (int)(mnl_nlmsg_get_payload_len(nlh) -
+		       MNL_ALIGN(sizeof(struct dcbmsg))), cb, data)) {
+		if (n && !msg[0])
+			msgf(msg, n, "malformed attribute in the reply");
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 int dcbnl_parse_get(const struct nlmsghdr *nlh, struct dcbnl_ieee *out,
@@ -232,21 +232,10 @@ int dcbnl_parse_get(const struct nlmsghdr *nlh, struct dcbnl_ieee *out,
 {
 	struct dcbnl_ieee tmp = { 0 };
 	struct get_ctx c = { .out = &tmp, .msg = msg, .n = n };
-	int ret;
 
-	if (n)
-		msg[0] = '\0';
-	if (!reply_hdr(nlh, RTM_GETDCB, DCB_CMD_IEEE_GET, msg, n))
+	if (reply_walk(nlh, RTM_GETDCB, DCB_CMD_IEEE_GET, get_top_cb, &c,
+		       msg, n))
 		return -EBADMSG;
-	ret = walk((const char *)mnl_nlmsg_get_payload(nlh) +
-		   MNL_ALIGN(sizeof(struct dcbmsg)),
-		   (int)(mnl_nlmsg_get_payload_len(nlh) -
-			 MNL_ALIGN(sizeof(struct dcbmsg))), get_top_cb, &c);
-	if (ret) {
-		if (n && !msg[0])
-			say(msg, n, "malformed attribute in the reply");
-		return -EBADMSG;
-	}
 	*out = tmp;
 	return 0;
 }
@@ -266,7 +255,7 @@ static int set_top_cb(const struct nlattr *a, void *data)
 	if (mnl_attr_get_type(a) != DCB_ATTR_IEEE)
 		return 0;
 	if (mnl_attr_get_payload_len(a) != 1) {
-		say(c->msg, c->n, "status of %u bytes, expected 1",
+		msgf(c->msg, c->n, "status of %u bytes, expected 1",
 		    mnl_attr_get_payload_len(a));
 		return -EBADMSG;
 	}
@@ -280,27 +269,16 @@ static int set_top_cb(const struct nlattr *a, void *data)
 int dcbnl_parse_set(const struct nlmsghdr *nlh, char *msg, size_t n)
 {
 	struct set_ctx c = { .msg = msg, .n = n };
-	int ret;
 
-	if (n)
-		msg[0] = '\0';
-	if (!reply_hdr(nlh, RTM_SETDCB, DCB_CMD_IEEE_SET, msg, n))
+	if (reply_walk(nlh, RTM_SETDCB, DCB_CMD_IEEE_SET, set_top_cb, &c,
+		       msg, n))
 		return -EBADMSG;
-	ret = walk((const char *)mnl_nlmsg_get_payload(nlh) +
-		   MNL_ALIGN(sizeof(struct dcbmsg)),
-		   (int)(mnl_nlmsg_get_payload_len(nlh) -
-			 MNL_ALIGN(sizeof(struct dcbmsg))), set_top_cb, &c);
-	if (ret) {
-		if (n && !msg[0])
-			say(msg, n, "malformed attribute in the reply");
-		return -EBADMSG;
-	}
 	if (!c.have) {
-		say(msg, n, "reply without the driver's status");
+		msgf(msg, n, "reply without the driver's status");
 		return -EBADMSG;
 	}
 	if (c.status)
-		say(msg, n, "the driver refused: %s", strerror(-c.status));
+		msgf(msg, n, "the driver refused: %s", strerror(-c.status));
 	return c.status;
 }
 
@@ -313,7 +291,7 @@ static int feed_data(const struct nlmsghdr *nlh, void *data)
 
 	if (a->replied) {
 		a->err = -EBADMSG;
-		say(a->msg, sizeof(a->msg), "a second reply to one request");
+		msgf(a->msg, sizeof(a->msg), "a second reply to one request");
 		return MNL_CB_ERROR;
 	}
 	a->replied = true;
@@ -345,7 +323,7 @@ static int feed_error(const struct nlmsghdr *nlh, void *data)
 
 	if (plen < sizeof(*e)) {
 		a->err = -EBADMSG;
-		say(a->msg, sizeof(a->msg), "truncated error message");
+		msgf(a->msg, sizeof(a->msg), "truncated error message");
 		return MNL_CB_ERROR;
 	}
 	if (e->error) {
@@ -363,7 +341,7 @@ static int feed_error(const struct nlmsghdr *nlh, void *data)
 	/* the ACK */
 	if (!a->replied) {
 		a->err = -EBADMSG;
-		say(a->msg, sizeof(a->msg), "acknowledged without a reply");
+		msgf(a->msg, sizeof(a->msg), "acknowledged without a reply");
 	}
 	return MNL_CB_STOP;
 }
@@ -374,7 +352,7 @@ static int feed_done(const struct nlmsghdr *nlh, void *data)
 
 	(void)nlh;
 	a->err = -EBADMSG;
-	say(a->msg, sizeof(a->msg), "unexpected end of dump");
+	msgf(a->msg, sizeof(a->msg), "unexpected end of dump");
 	return MNL_CB_STOP;
 }
 
@@ -393,7 +371,7 @@ int dcbnl_feed(struct dcbnl_answer *a, const void *buf, size_t len,
 			  NLMSG_MIN_TYPE);
 	if (ret == MNL_CB_ERROR && !a->err) {
 		a->err = errno ? -errno : -EBADMSG;
-		say(a->msg, sizeof(a->msg), "a message that is not the answer (%s)",
+		msgf(a->msg, sizeof(a->msg), "a message that is not the answer (%s)",
 		    strerror(-a->err));
 	}
 	return ret < 0 ? -1 : ret;
@@ -404,27 +382,16 @@ int dcbnl_feed(struct dcbnl_answer *a, const void *buf, size_t len,
 int dcbnl_open(struct dcbnl **hp)
 {
 	struct dcbnl *h = calloc(1, sizeof(*h));
-	int one = 1, err;
+	int err;
 
 	*hp = NULL;
 	if (!h)
 		return -ENOMEM;
-	h->sk = mnl_socket_open(NETLINK_ROUTE);
-	if (!h->sk) {
-		err = -errno;
+	err = nlsock_open(&h->nl, NETLINK_ROUTE, DCBNL_BUFSZ);
+	if (err) {
 		free(h);
 		return err;
 	}
-	if (mnl_socket_bind(h->sk, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		mnl_socket_close(h->sk);
-		free(h);
-		return err;
-	}
-	mnl_socket_setsockopt(h->sk, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(h->sk, NETLINK_CAP_ACK, &one, sizeof(one));
-	h->portid = mnl_socket_get_portid(h->sk);
-	h->seq = (uint32_t)time(NULL);
 	*hp = h;
 	return 0;
 }
@@ -433,7 +400,7 @@ void dcbnl_close(struct dcbnl *h)
 {
 	if (!h)
 		return;
-	mnl_socket_close(h->sk);
+	nlsock_close(&h->nl);
 	free(h);
 }
 
@@ -464,25 +431,17 @@ static void explain(struct dcbnl *h, int err, const char *msg)
 	}
 }
 
+static int talk_feed(void *arg, const void *buf, size_t len,
+		     unsigned int seq, unsigned int portid)
+{
+	struct dcbnl_answer *a = arg;
+
+	return dcbnl_feed(a, buf, len, seq, portid) > 0 ? 1 : a->err;
+}
+
 static int talk(struct dcbnl *h, struct nlmsghdr *nlh, struct dcbnl_answer *a)
 {
-	ssize_t n;
-	int ret;
-
-	if (mnl_socket_sendto(h->sk, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		n = mnl_socket_recvfrom(h->sk, h->buf, sizeof(h->buf));
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		ret = dcbnl_feed(a, h->buf, (size_t)n, nlh->nlmsg_seq,
-				 h->portid);
-		if (ret <= 0)
-			return a->err;
-	}
+	return nlsock_talk(&h->nl, nlh, talk_feed, a);
 }
 
 static int bad_name(struct dcbnl *h)
@@ -501,7 +460,7 @@ int dcbnl_get(struct dcbnl *h, const char *ifname, struct dcbnl_ieee *out)
 
 	h->err[0] = '\0';
 	a.ieee = &tmp;
-	nlh = dcbnl_msg_get(h->buf, ++h->seq, ifname);
+	nlh = dcbnl_msg_get(h->nl.buf, ++h->nl.seq, ifname);
 	if (!nlh)
 		return bad_name(h);
 	err = talk(h, nlh, &a);
@@ -552,7 +511,7 @@ static int set(struct dcbnl *h, const char *ifname, const struct ieee_pfc *pfc,
 	int err;
 
 	h->err[0] = '\0';
-	nlh = dcbnl_msg_set(h->buf, ++h->seq, ifname, pfc, b);
+	nlh = dcbnl_msg_set(h->nl.buf, ++h->nl.seq, ifname, pfc, b);
 	if (!nlh)
 		return bad_name(h);
 	err = talk(h, nlh, &a);
@@ -710,15 +669,36 @@ int dcbnl_parse_prio_list(const char *s, uint8_t *mask, struct dcbnl_perr *e)
 	return 0;
 }
 
-struct p2b {
-	uint8_t v[DCBNL_PRIOS], mask;
+/*
+ * The values of an "INDEX:VALUE ..." list by index (a priority or a
+ * buffer, 0..7; "all:" sets every one), and which indices it set.
+ */
+struct by_index {
+	uint32_t v[8];
+	uint8_t mask;
 };
+
+_Static_assert(DCBNL_PRIOS == 8 && DCBNL_BUFFERS == 8,
+	       "struct by_index holds 8 priorities or buffers");
+
+/* @v at index @i, or at every index if @i is -1 ("all"). */
+static void by_index_set(struct by_index *m, int i, uint32_t v)
+{
+	int j;
+
+	for (j = 0; j < 8; j++) {
+		if (i >= 0 && j != i)
+			continue;
+		m->v[j] = v;
+		m->mask |= 1u << j;
+	}
+}
 
 static int p2b_item(const char *it, size_t len, const char *colon,
 		    void *data, struct dcbnl_perr *e)
 {
-	struct p2b *m = data;
-	int p, b, i;
+	struct by_index *m = data;
+	int p, b;
 
 	if (!colon)
 		return perr(e, it, len, "expected PRIO:BUFFER");
@@ -729,26 +709,21 @@ static int p2b_item(const char *it, size_t len, const char *colon,
 		  false);
 	if (b < 0)
 		return perr(e, it, len, "buffer must be 0..7");
-	for (i = 0; i < DCBNL_PRIOS; i++) {
-		if (p >= 0 && i != p)
-			continue;
-		m->v[i] = (uint8_t)b;
-		m->mask |= 1u << i;
-	}
+	by_index_set(m, p, (uint32_t)b);
 	return 0;
 }
 
 int dcbnl_parse_prio2buffer(const char *s, uint8_t p2b[DCBNL_PRIOS],
 			    uint8_t *mask, struct dcbnl_perr *e)
 {
-	struct p2b m = { { 0 }, 0 };
+	struct by_index m = { { 0 }, 0 };
 	int ret = each(s, p2b_item, &m, e), i;
 
 	if (ret)
 		return ret;
 	for (i = 0; i < DCBNL_PRIOS; i++)
 		if (m.mask & 1u << i)
-			p2b[i] = m.v[i];
+			p2b[i] = (uint8_t)m.v[i];
 	*mask = m.mask;
 	return 0;
 }
@@ -783,18 +758,13 @@ int dcbnl_parse_size(const char *s, uint32_t *bytes)
 	return 0;
 }
 
-struct sizes {
-	uint32_t v[DCBNL_BUFFERS];
-	uint8_t mask;
-};
-
 static int size_item(const char *it, size_t len, const char *colon,
 		     void *data, struct dcbnl_perr *e)
 {
-	struct sizes *m = data;
+	struct by_index *m = data;
 	char num[32];
 	uint32_t v;
-	int b, i, ret;
+	int b, ret;
 
 	if (!colon)
 		return perr(e, it, len, "expected BUFFER:SIZE");
@@ -810,19 +780,14 @@ static int size_item(const char *it, size_t len, const char *colon,
 		return perr(e, it, len, "size must be at most 4294967295 bytes (4095M)");
 	if (ret)
 		return perr(e, it, len, "size must be bytes, or with K or M (1024-based)");
-	for (i = 0; i < DCBNL_BUFFERS; i++) {
-		if (b >= 0 && i != b)
-			continue;
-		m->v[i] = v;
-		m->mask |= 1u << i;
-	}
+	by_index_set(m, b, v);
 	return 0;
 }
 
 int dcbnl_parse_buffer_sizes(const char *s, uint32_t size[DCBNL_BUFFERS],
 			     uint8_t *mask, struct dcbnl_perr *e)
 {
-	struct sizes m = { { 0 }, 0 };
+	struct by_index m = { { 0 }, 0 };
 	int ret = each(s, size_item, &m, e), i;
 
 	if (ret)

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Text of roceccd's data. See format.h.
+ * Text of roceccd's and rocecc's data. See format.h.
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <json-c/json.h>
 
 #include <rocecc/hist.h>
 #include "flowmon.h"
@@ -48,32 +49,108 @@ int rd_flow_name(char *buf, size_t n, const char *comm, uint32_t pid,
 			owner, lqpn, lb, peer, rb, rqpn);
 }
 
-void rd_prom_escape(const char *in, char *out, size_t n)
+/* U+FFFD REPLACEMENT CHARACTER in UTF-8 */
+#define U_FFFD	"\xef\xbf\xbd"
+
+/* The length of the valid UTF-8 character at @s, or 0 (@s ends in NUL). */
+static size_t utf8_len(const unsigned char *s)
 {
-	size_t o = 0;
+	unsigned int i, n;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] < 0xc2 || s[0] > 0xf4)
+		return 0;	/* a continuation byte, an overlong lead */
+	n = s[0] < 0xe0 ? 2 : s[0] < 0xf0 ? 3 : 4;
+	for (i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;	/* also at the NUL */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) ||	/* overlong */
+	    (s[0] == 0xed && s[1] >= 0xa0) ||	/* a surrogate */
+	    (s[0] == 0xf0 && s[1] < 0x90) ||	/* overlong */
+	    (s[0] == 0xf4 && s[1] >= 0x90))	/* above U+10FFFF */
+		return 0;
+	return n;
+}
+
+/* A control character: C0, DEL or C1 (U+0080..U+009F). */
+static bool is_control(const unsigned char *s, size_t len)
+{
+	return (len == 1 && (s[0] < 0x20 || s[0] == 0x7f)) ||
+	       (len == 2 && s[0] == 0xc2 && s[1] < 0xa0);
+}
+
+enum text_kind {
+	TEXT_UTF8,	/* valid UTF-8, nothing else changed */
+	TEXT_PROM,	/* a Prometheus label value */
+	TEXT_LINE,	/* no control character at all */
+};
+
+/*
+ * @in into @out as valid UTF-8, as @kind says. At most @n - 1 bytes, whole
+ * characters and escapes only.
+ */
+static void text_out(const char *in, char *out, size_t n, enum text_kind kind)
+{
+	bool prom = kind == TEXT_PROM;
+	const unsigned char *s = (const unsigned char *)in;
+	const char *rep;
+	size_t o = 0, len, w;
 
 	if (!n)
 		return;
-	for (; *in; in++) {
-		const char *rep = NULL;
-		char one[2] = { *in, 0 };
-		size_t len;
-
-		if (*in == '\\')
-			rep = "\\\\";
-		else if (*in == '"')
-			rep = "\\\"";
-		else if (*in == '\n')
-			rep = "\\n";
-		else
-			rep = one;
-		len = strlen(rep);
-		if (o + len > n - 1)
+	for (; *s; s += len ? len : 1) {
+		len = utf8_len(s);
+		rep = (const char *)s;
+		w = len;
+		if (!len || (kind != TEXT_UTF8 && is_control(s, len) &&
+			     !(prom && *s == '\n'))) {
+			rep = U_FFFD;
+			w = 3;
+		} else if (prom && (*s == '\\' || *s == '"' || *s == '\n')) {
+			rep = *s == '\\' ? "\\\\" : *s == '"' ? "\\\"" : "\\n";
+			w = 2;
+		}
+		if (o + w > n - 1)
 			break;
-		memcpy(out + o, rep, len);
-		o += len;
+		memcpy(out + o, rep, w);
+		o += w;
 	}
 	out[o] = '\0';
+}
+
+char *rd_utf8_repair(const char *in, char *out, size_t n)
+{
+	text_out(in, out, n, TEXT_UTF8);
+	return out;
+}
+
+void rd_prom_escape(const char *in, char *out, size_t n)
+{
+	text_out(in, out, n, TEXT_PROM);
+}
+
+char *rd_text_line(const char *in, char *out, size_t n)
+{
+	text_out(in, out, n, TEXT_LINE);
+	return out;
+}
+
+struct json_object *rd_json_str(const char *in)
+{
+	size_t n;
+	char *s;
+	json_object *o;
+
+	if (!in)
+		return NULL;
+	n = RD_TEXT_MAX(strlen(in));
+	s = malloc(n);
+	if (!s)
+		return NULL;
+	o = json_object_new_string(rd_utf8_repair(in, s, n));
+	free(s);
+	return o;
 }
 
 bool rd_hist_percentile(const __u64 *buckets, uint32_t ppm, uint64_t *ns)

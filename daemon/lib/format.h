@@ -29,10 +29,46 @@ int rd_flow_name(char *buf, size_t n, const char *comm, uint32_t pid,
 		 uint32_t lqpn, const char *peer, uint32_t rqpn);
 
 /*
- * A Prometheus label value, escaped (backslash, double quote, newline), into
- * @out (truncated to @n - 1 characters, never in the middle of an escape).
+ * Names from outside (process names, netdev and RDMA device names, file
+ * names) may hold any byte but NUL. What roceccd and rocecc write of them
+ * is valid UTF-8 (RFC 3629: no overlong forms, surrogates or code points
+ * above U+10FFFF): every byte that is not part of such a character is
+ * written as U+FFFD, the replacement character. On top of that:
+ *
+ *  - a Prometheus label value (rd_prom_escape()) has backslash, double
+ *    quote and newline escaped as the text exposition format says (\\, \",
+ *    \n), and every other control character (U+0000..U+001F, U+007F..
+ *    U+009F) written as U+FFFD too, so that a line of /metrics is one
+ *    line of printable text;
+ *  - a JSON string (rd_json_str()) keeps control characters, which json-c
+ *    escapes (\u0001), as it does quotes and backslashes;
+ *  - a name in a line of text for people (rd_text_line(): /flows, the
+ *    tables of rocecc latency and top) has every control character,
+ *    newline included, written as U+FFFD.
+ *
+ * Worst case, one byte becomes three: RD_TEXT_MAX(n) holds any name of n
+ * bytes.
+ */
+#define RD_TEXT_MAX(n)	(3 * (n) + 1)
+
+/*
+ * @in as valid UTF-8 into @out (at most @n - 1 bytes, never a character
+ * cut). Returns @out.
+ */
+char *rd_utf8_repair(const char *in, char *out, size_t n);
+
+/*
+ * A Prometheus label value into @out, as above (at most @n - 1 bytes, never
+ * a character or an escape cut).
  */
 void rd_prom_escape(const char *in, char *out, size_t n);
+
+/* A name for a line of text, as above; returns @out. */
+char *rd_text_line(const char *in, char *out, size_t n);
+
+/* A new json-c string of @in as valid UTF-8 (NULL: JSON null). */
+struct json_object;
+struct json_object *rd_json_str(const char *in);
 
 /*
  * Percentile @ppm (p99.9 = 999000) of a flowmon histogram (FLOWMON_HIST_

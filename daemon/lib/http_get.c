@@ -8,6 +8,7 @@
 
 #include <curl/curl.h>
 
+#include "array.h"
 #include "http_get.h"
 
 /* The largest reply taken: far above any roceccd /flows.json. */
@@ -15,7 +16,7 @@
 
 struct http_buf {
 	char *p;
-	size_t len;
+	size_t len, cap;
 };
 
 static size_t http_write(char *data, size_t size, size_t n, void *arg)
@@ -26,7 +27,7 @@ static size_t http_write(char *data, size_t size, size_t n, void *arg)
 
 	if (b->len + add + 1 > HTTP_GET_MAX)
 		return 0;			/* curl fails the transfer */
-	p = realloc(b->p, b->len + add + 1);
+	p = array_grow(b->p, &b->cap, b->len + add + 1, 1);
 	if (!p)
 		return 0;
 	memcpy(p + b->len, data, add);

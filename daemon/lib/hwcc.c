@@ -8,13 +8,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "array.h"
 #include "hwcc.h"
+#include "msg.h"
 
 _Static_assert(ROCECC_PARAM_MAX < 32, "parameter masks are 32 bits");
 _Static_assert(__ROCECC_STAT_MAX <= 32, "counter masks are 32 bits");
@@ -225,17 +226,20 @@ static int file_ethtool(const struct hwcc_io *io, const char *ifname,
 		return -ENODEV;
 	while (fgets(line, sizeof(line), f)) {
 		if (st->n == cap) {
-			cap = cap ? 2 * cap : 64;
-			a = realloc(st->name, cap * ETH_GSTRING_LEN);
+			size_t ca = cap, cb = cap;
+
+			a = array_grow(st->name, &ca, st->n + 1, ETH_GSTRING_LEN);
 			if (a)
 				st->name = a;
-			b = a ? realloc(st->val, cap * sizeof(*st->val)) : NULL;
+			b = a ? array_grow(st->val, &cb, st->n + 1,
+					   sizeof(*st->val)) : NULL;
 			if (!b) {
 				fclose(f);
 				ethstats_free(st);
 				return -ENOMEM;
 			}
 			st->val = b;
+			cap = ca;
 		}
 		if (sscanf(line, "%31s %llu", st->name[st->n], &v) == 2)
 			st->val[st->n++] = v;
@@ -277,19 +281,6 @@ int hwcc_io_init(struct hwcc_io *io, const char *root)
 }
 
 /* ---- helpers --------------------------------------------------------- */
-
-static void say(char *err, size_t errlen, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void say(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
 
 /* An unsigned decimal as the driver prints it ("%u\n", "%llu\n") */
 static int parse_u64(const char *s, uint64_t max, uint64_t *v)
@@ -493,10 +484,10 @@ int hwcc_find(const struct hwcc_io *io, const char *name,
 	if (i < n)
 		return 0;
 	if (r < 0)
-		say(err, errlen, "%s: no RDMA devices (%s/class/infiniband: %s)",
+		msgf(err, errlen, "%s: no RDMA devices (%s/class/infiniband: %s)",
 		    name, io->sysfs, strerror(-r));
 	else
-		say(err, errlen,
+		msgf(err, errlen,
 		    "%s: not the netdev or RDMA device of an mlx5 port", name);
 	return -ENODEV;
 }
@@ -557,7 +548,7 @@ int hwcc_read_params(const struct hwcc_io *io, const struct hwcc_dev *d,
 	params_view(out);
 	if (out->fw_have)
 		return 0;
-	say(err, errlen, "%s port %u: %s: %s", d->ibdev, d->port, d->cc_dir,
+	msgf(err, errlen, "%s port %u: %s: %s", d->ibdev, d->port, d->cc_dir,
 	    cc_why(first));
 	return first ? first : -ENOENT;
 }
@@ -573,13 +564,13 @@ int hwcc_check(const struct rocecc_params *want, uint32_t mask, char *err,
 			continue;
 		pi = rocecc_param_info(id);
 		if (rocecc_param_validate(id, want->v[id])) {
-			say(err, errlen, "%s %u: out of range %u..%u %s",
+			msgf(err, errlen, "%s %u: out of range %u..%u %s",
 			    pi->name, want->v[id], pi->min, pi->max, pi->unit);
 			return -EINVAL;
 		}
 		if (hwcc_file_of(id) < 0 &&
 		    want->v[id] != pi->def[ROCECC_PROFILE_MLX5]) {
-			say(err, errlen,
+			msgf(err, errlen,
 			    "%s %u: the mlx5 firmware has no such parameter; only %u (rocecc's default) can run on the hardware",
 			    pi->name, want->v[id],
 			    pi->def[ROCECC_PROFILE_MLX5]);
@@ -626,18 +617,18 @@ static int cc_write(const struct hwcc_io *io, const struct hwcc_dev *d,
 	len = snprintf(buf, sizeof(buf), "%u\n", v);
 	e = io->ops->write(io, path, buf, (size_t)len);
 	if (e) {
-		say(err, errlen, "%s %u: writing %s: %s", name, v, path,
+		msgf(err, errlen, "%s %u: writing %s: %s", name, v, path,
 		    cc_why(e));
 		return e;
 	}
 	e = cc_read(io, d, i, &back);
 	if (e) {
-		say(err, errlen, "%s %u: reading it back from %s: %s", name,
+		msgf(err, errlen, "%s %u: reading it back from %s: %s", name,
 		    v, path, cc_why(e));
 		return e;
 	}
 	if (back != v) {
-		say(err, errlen,
+		msgf(err, errlen,
 		    "%s %u: written, but the firmware holds %u (%s)", name, v,
 		    back, path);
 		return -EIO;
@@ -755,7 +746,7 @@ int hwcc_read_counters(const struct hwcc_io *io, const struct hwcc_dev *d,
 	read_eth(io, d, out);
 	if (!out->stat_err || !out->eth_err)
 		return 0;
-	say(err, errlen, "%s port %u: %s: %s; netdev %s: %s", d->ibdev,
+	msgf(err, errlen, "%s port %u: %s: %s; netdev %s: %s", d->ibdev,
 	    d->port, d->cnt_dir, strerror(-out->stat_err),
 	    d->netdev[0] ? d->netdev : "(none)", strerror(-out->eth_err));
 	return out->stat_err;

@@ -6,11 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <libmnl/libmnl.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
+#include "array.h"
+#include "nlsock.h"
 #include "qdisc.h"
 
 /* fq's own defaults (net/sched/sch_fq.c), for options a dump leaves out */
@@ -118,66 +119,39 @@ static int dump_cb(const struct nlmsghdr *nlh, void *data)
 		d->err = ret;
 		return MNL_CB_ERROR;
 	}
-	if (d->n == d->cap) {
-		d->cap = d->cap ? 2 * d->cap : 16;
-		nv = realloc(d->v, d->cap * sizeof(*nv));
-		if (!nv) {
-			d->err = -ENOMEM;
-			return MNL_CB_ERROR;
-		}
-		d->v = nv;
+	nv = array_grow(d->v, &d->cap, d->n + 1, sizeof(*nv));
+	if (!nv) {
+		d->err = -ENOMEM;
+		return MNL_CB_ERROR;
 	}
+	d->v = nv;
 	d->v[d->n++] = q;
 	return MNL_CB_OK;
 }
 
 int qdisc_dump(uint32_t ifindex, struct qdisc_info **out, size_t *n)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
 	struct dump_ctx d = { .ifindex = ifindex };
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
-	unsigned int seq = (unsigned int)time(NULL), portid;
-	struct mnl_socket *sk;
+	struct nlmsghdr *nlh;
+	struct nlsock nl;
 	struct tcmsg *tcm;
-	ssize_t len;
-	int ret;
+	int err;
 
+	err = nlsock_open(&nl, NETLINK_ROUTE, MNL_SOCKET_BUFFER_SIZE);
+	if (err)
+		return err;
+	nlh = mnl_nlmsg_put_header(nl.buf);
 	nlh->nlmsg_type = RTM_GETQDISC;
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_seq = ++nl.seq;
 	tcm = mnl_nlmsg_put_extra_header(nlh, sizeof(*tcm));
 	tcm->tcm_family = AF_UNSPEC;
 	tcm->tcm_ifindex = (int)ifindex;
-
-	sk = mnl_socket_open(NETLINK_ROUTE);
-	if (!sk)
-		return -errno;
-	if (mnl_socket_bind(sk, 0, MNL_SOCKET_AUTOPID) < 0 ||
-	    mnl_socket_sendto(sk, nlh, nlh->nlmsg_len) < 0) {
-		d.err = -errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(sk);
-	for (;;) {
-		len = mnl_socket_recvfrom(sk, buf, sizeof(buf));
-		if (len < 0) {
-			d.err = -errno;
-			break;
-		}
-		ret = mnl_cb_run(buf, (size_t)len, seq, portid, dump_cb, &d);
-		if (ret < 0) {
-			if (!d.err)
-				d.err = -errno;
-			break;
-		}
-		if (ret == MNL_CB_STOP)
-			break;
-	}
-out:
-	mnl_socket_close(sk);
-	if (d.err) {
+	err = nlsock_call(&nl, nlh, dump_cb, &d, NULL, 0);
+	nlsock_close(&nl);
+	if (d.err || err) {
 		free(d.v);
-		return d.err;
+		return d.err ? d.err : err;
 	}
 	*out = d.v;
 	*n = d.n;

@@ -6,79 +6,38 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
 #include <rdma/rdma_netlink.h>
 
+#include "array.h"
 #include "rdma_nl.h"
 
 #define RDMA_NL_BUFSZ	(32768 + 4096)
 
 int rdma_nl_open(struct rdma_nl *r)
 {
-	int err;
-
-	memset(r, 0, sizeof(*r));
-	r->bufsz = RDMA_NL_BUFSZ;
-	r->buf = malloc(r->bufsz);
-	if (!r->buf)
-		return -ENOMEM;
-	r->sk = mnl_socket_open(NETLINK_RDMA);
-	if (!r->sk) {
-		err = errno == EPROTONOSUPPORT ? -EPROTONOSUPPORT : -errno;
-		free(r->buf);
-		r->buf = NULL;
-		return err;
-	}
-	if (mnl_socket_bind(r->sk, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		mnl_socket_close(r->sk);
-		r->sk = NULL;
-		free(r->buf);
-		r->buf = NULL;
-		return err;
-	}
-	r->portid = mnl_socket_get_portid(r->sk);
-	r->seq = (unsigned int)time(NULL);
-	return 0;
+	return nlsock_open(&r->nl, NETLINK_RDMA, RDMA_NL_BUFSZ);
 }
 
 void rdma_nl_close(struct rdma_nl *r)
 {
-	if (r->sk)
-		mnl_socket_close(r->sk);
-	free(r->buf);
-	memset(r, 0, sizeof(*r));
+	nlsock_close(&r->nl);
 }
 
 /* A dump of NLDEV @cmd, of device @index if not ~0, through @cb. */
 static int rdma_nl_dump(struct rdma_nl *r, uint8_t cmd, uint32_t index,
 			mnl_cb_t cb, void *data)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(r->buf);
-	unsigned int seq = ++r->seq;
-	ssize_t len;
-	int ret;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(r->nl.buf);
 
 	nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, cmd);
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-	nlh->nlmsg_seq = seq;
+	nlh->nlmsg_seq = ++r->nl.seq;
 	if (index != ~0u)
 		mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, index);
-	if (mnl_socket_sendto(r->sk, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		len = mnl_socket_recvfrom(r->sk, r->buf, r->bufsz);
-		if (len < 0)
-			return -errno;
-		ret = mnl_cb_run(r->buf, len, seq, r->portid, cb, data);
-		if (ret < 0)
-			return errno ? -errno : -EIO;
-		if (ret == MNL_CB_STOP)
-			return 0;
-	}
+	return nlsock_call(&r->nl, nlh, cb, data, NULL, 0);
 }
 
 static int attr_cb(const struct nlattr *a, void *data)
@@ -125,17 +84,12 @@ static void *vec_push(struct vec *v)
 {
 	void *p;
 
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 8;
-
-		p = realloc(v->v, cap * v->elsz);
-		if (!p) {
-			v->err = -ENOMEM;
-			return NULL;
-		}
-		v->v = p;
-		v->cap = cap;
+	p = array_grow(v->v, &v->cap, v->n + 1, v->elsz);
+	if (!p) {
+		v->err = -ENOMEM;
+		return NULL;
 	}
+	v->v = p;
 	p = (char *)v->v + v->n++ * v->elsz;
 	memset(p, 0, v->elsz);
 	return p;

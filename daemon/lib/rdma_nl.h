@@ -13,14 +13,12 @@
 #include <stdint.h>
 #include <net/if.h>
 
+#include "nlsock.h"
+
 #define RDMA_NL_NAME_MAX	64
 
 struct rdma_nl {
-	struct mnl_socket *sk;
-	unsigned int portid;
-	unsigned int seq;
-	char *buf;
-	size_t bufsz;
+	struct nlsock nl;
 };
 
 struct rdma_nl_dev {

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <libmnl/libmnl.h>
 #include <linux/genetlink.h>
@@ -18,13 +17,6 @@
 
 /* Dumps fill skbs of up to 32 KiB when the reader's buffer allows it. */
 #define RNL_BUFSZ	(32768 + 4096)
-
-#ifndef NETLINK_EXT_ACK
-#define NETLINK_EXT_ACK	11
-#endif
-#ifndef NETLINK_CAP_ACK
-#define NETLINK_CAP_ACK	10
-#endif
 
 struct rnl_run {
 	struct rnl *r;
@@ -116,12 +108,12 @@ static mnl_cb_t rnl_ctl[NLMSG_MIN_TYPE] = {
 static struct nlmsghdr *rnl_msg_raw(struct rnl *r, uint16_t type, uint8_t cmd,
 				    uint8_t version, uint16_t flags)
 {
-	struct nlmsghdr *nlh = mnl_nlmsg_put_header(r->buf);
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(r->nl.buf);
 	struct genlmsghdr *g;
 
 	nlh->nlmsg_type = type;
 	nlh->nlmsg_flags = NLM_F_REQUEST | flags;
-	nlh->nlmsg_seq = ++r->seq;
+	nlh->nlmsg_seq = ++r->nl.seq;
 	g = mnl_nlmsg_put_extra_header(nlh, sizeof(*g));
 	g->cmd = cmd;
 	g->version = version;
@@ -136,25 +128,67 @@ struct nlmsghdr *rnl_msg(struct rnl *r, uint8_t cmd, uint16_t flags)
 int rnl_talk(struct rnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
 	struct rnl_run run = { .r = r, .cb = cb, .data = data };
-	unsigned int seq = nlh->nlmsg_seq;
-	ssize_t n;
 	int ret;
 
 	r->ext_msg[0] = '\0';
 	r->ext_offs = 0;
-	if (mnl_socket_sendto(r->sk, nlh, nlh->nlmsg_len) < 0)
-		return -errno;
-	for (;;) {
-		n = mnl_socket_recvfrom(r->sk, r->buf, r->bufsz);
-		if (n < 0)
-			return -errno;
-		ret = mnl_cb_run2(r->buf, n, seq, r->portid, rnl_cb_data, &run,
-				  rnl_ctl, NLMSG_MIN_TYPE);
-		if (ret == MNL_CB_ERROR)
-			return run.err ? run.err : (errno ? -errno : -EIO);
-		if (ret == MNL_CB_STOP)
-			return run.err;
+	ret = nlsock_call(&r->nl, nlh, rnl_cb_data, &run, rnl_ctl,
+			  NLMSG_MIN_TYPE);
+	return run.err ? run.err : ret;
+}
+
+/* --- attributes ---------------------------------------------------------- */
+
+struct rnl_attrs {
+	const struct nlattr **tb;
+	unsigned int bad;
+};
+
+static int rnl_attr_cb(const struct nlattr *a, void *data)
+{
+	struct rnl_attrs *at = data;
+	unsigned int type = mnl_attr_get_type(a);
+	enum mnl_attr_data_type want;
+
+	switch (type) {
+	case ROCECC_A_DEV_IFINDEX:
+	case ROCECC_A_PROFILE:
+		want = MNL_TYPE_U32;
+		break;
+	case ROCECC_A_DEV_NAME:
+		want = MNL_TYPE_NUL_STRING;
+		break;
+	case ROCECC_A_DEV_SW_DCB:
+		want = MNL_TYPE_U8;
+		break;
+	case ROCECC_A_PARAMS:
+	case ROCECC_A_STATS:
+	case ROCECC_A_FLOW:
+	case ROCECC_A_PFC:
+		want = MNL_TYPE_NESTED;
+		break;
+	default:
+		return MNL_CB_OK;	/* newer kernel: ignore */
 	}
+	if (mnl_attr_validate(a, want) < 0) {
+		at->bad = type;
+		return MNL_CB_ERROR;
+	}
+	at->tb[type] = a;
+	return MNL_CB_OK;
+}
+
+int rnl_parse(const struct nlmsghdr *nlh,
+	      const struct nlattr *tb[ROCECC_A_MAX + 1], unsigned int *bad)
+{
+	struct rnl_attrs at = { .tb = tb };
+
+	memset(tb, 0, sizeof(*tb) * (ROCECC_A_MAX + 1));
+	if (mnl_attr_parse(nlh, sizeof(struct genlmsghdr), rnl_attr_cb, &at) < 0) {
+		*bad = at.bad;
+		return -EBADMSG;
+	}
+	return 0;
 }
 
 /* --- family resolution ---------------------------------------------------- */
@@ -213,50 +247,29 @@ int rnl_open(struct rnl *r)
 {
 	struct rnl_family f = { 0 };
 	struct nlmsghdr *nlh;
-	int one = 1, err;
+	int err;
 
 	memset(r, 0, sizeof(*r));
-	r->bufsz = RNL_BUFSZ;
-	r->buf = malloc(r->bufsz);
-	if (!r->buf)
-		return -ENOMEM;
-	r->sk = mnl_socket_open(NETLINK_GENERIC);
-	if (!r->sk) {
-		err = -errno;
-		goto err;
-	}
-	if (mnl_socket_bind(r->sk, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		goto err;
-	}
-	/* Extack messages, and errors without a copy of our request. */
-	mnl_socket_setsockopt(r->sk, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(r->sk, NETLINK_CAP_ACK, &one, sizeof(one));
-	r->portid = mnl_socket_get_portid(r->sk);
-	r->seq = (unsigned int)time(NULL);
-
+	err = nlsock_open(&r->nl, NETLINK_GENERIC, RNL_BUFSZ);
+	if (err)
+		return err;
 	nlh = rnl_msg_raw(r, GENL_ID_CTRL, CTRL_CMD_GETFAMILY, 1, NLM_F_ACK);
 	mnl_attr_put_strz(nlh, CTRL_ATTR_FAMILY_NAME, ROCECC_GENL_NAME);
 	err = rnl_talk(r, nlh, rnl_family_cb, &f);
 	if (!err && !f.id)
 		err = -ENOENT;
-	if (err)
-		goto err;
+	if (err) {
+		rnl_close(r);
+		return err;
+	}
 	r->family = f.id;
 	r->mcgrp_events = f.grp;
 	return 0;
-err:
-	rnl_close(r);
-	return err;
 }
 
 void rnl_close(struct rnl *r)
 {
-	if (r->sk)
-		mnl_socket_close(r->sk);
-	free(r->buf);
-	r->sk = NULL;
-	r->buf = NULL;
+	nlsock_close(&r->nl);
 }
 
 int rnl_listen(struct rnl *r, mnl_cb_t cb, void *data)
@@ -267,12 +280,12 @@ int rnl_listen(struct rnl *r, mnl_cb_t cb, void *data)
 
 	if (!r->mcgrp_events)
 		return -ENOENT;
-	if (mnl_socket_setsockopt(r->sk, NETLINK_ADD_MEMBERSHIP,
+	if (mnl_socket_setsockopt(r->nl.sk, NETLINK_ADD_MEMBERSHIP,
 				  &r->mcgrp_events,
 				  sizeof(r->mcgrp_events)) < 0)
 		return -errno;
 	for (;;) {
-		n = mnl_socket_recvfrom(r->sk, r->buf, r->bufsz);
+		n = mnl_socket_recvfrom(r->nl.sk, r->nl.buf, r->nl.bufsz);
 		if (n < 0) {
 			if (errno == ENOBUFS) {
 				fprintf(stderr, "rocecc: monitor: events lost (receive buffer full)\n");
@@ -282,7 +295,7 @@ int rnl_listen(struct rnl *r, mnl_cb_t cb, void *data)
 				continue;
 			return -errno;
 		}
-		ret = mnl_cb_run2(r->buf, n, 0, 0, rnl_cb_data, &run,
+		ret = mnl_cb_run2(r->nl.buf, n, 0, 0, rnl_cb_data, &run,
 				  rnl_ctl, NLMSG_MIN_TYPE);
 		if (ret == MNL_CB_ERROR)
 			return run.err ? run.err : -EIO;

@@ -14,20 +14,10 @@
 #include <uapi/linux/rocecc.h>
 
 #include "doctor.h"
+#include "lib/msg.h"
 #include "tested_kernels.h"
 
 /* ---- texts ------------------------------------------------------------- */
-
-static void put(char *buf, size_t n, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void put(char *buf, size_t n, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, n, fmt, ap);
-	va_end(ap);
-}
 
 /* Append to @buf, after @sep if it is not empty. */
 static void add(char *buf, size_t n, const char *sep, const char *fmt, ...)
@@ -48,8 +38,8 @@ static void add(char *buf, size_t n, const char *sep, const char *fmt, ...)
 	va_end(ap);
 }
 
-#define FOUND(r, ...)	put((r)->found, sizeof((r)->found), __VA_ARGS__)
-#define EXPECT(r, ...)	put((r)->expected, sizeof((r)->expected), __VA_ARGS__)
+#define FOUND(r, ...)	msgf((r)->found, sizeof((r)->found), __VA_ARGS__)
+#define EXPECT(r, ...)	msgf((r)->expected, sizeof((r)->expected), __VA_ARGS__)
 #define FIX(r, ...)	add((r)->fix, sizeof((r)->fix), " && ", __VA_ARGS__)
 
 /* Raise @r to @s if @s is worse. */
@@ -224,7 +214,7 @@ static bool children_fq(const struct doc_dev *d, const struct qdisc_info *root,
 			continue;
 		}
 		if (ok)
-			put(bad, badlen, "%s under %s", q ? q->kind : dflt,
+			msgf(bad, badlen, "%s under %s", q ? q->kind : dflt,
 			    where + strlen("parent "));
 		ok = false;
 		FIX(r, "tc qdisc replace dev %s %s fq flow_limit 1000",

@@ -122,57 +122,176 @@ static void clocks_off(struct pfcwd_prio *s)
 	s->quiet_on = false;
 }
 
+/*
+ * PFC switched on or off by someone else (or our own switch undone): true
+ * if that is all this step is about.
+ */
+static bool oper_change(struct pfcwd_prio *s, const struct pfcwd_sample *in,
+			struct evbuf *b)
+{
+	if (s->state == PFCWD_OFF) {
+		if (in->pfc_enabled) {
+			s->state = PFCWD_OK;
+			clocks_off(s);
+			add_ev(b, PFCWD_EV_OPER_ON,
+			       "prio %u: PFC enabled again (not by the watchdog): watching",
+			       s->prio);
+		}
+		return true;
+	}
+	if (s->we_disabled && in->pfc_enabled) {
+		s->we_disabled = false;
+		s->state = PFCWD_OK;
+		clocks_off(s);
+		add_ev(b, PFCWD_EV_OVERRIDE,
+		       "prio %u: PFC enabled during storm mitigation (not by the watchdog, or our disable was not applied): watching again",
+		       s->prio);
+		return true;
+	}
+	if (!in->pfc_enabled && !s->we_disabled) {
+		add_ev(b, PFCWD_EV_OPER_OFF,
+		       "prio %u: PFC disabled (not by the watchdog)%s: not watched until enabled again",
+		       s->prio, s->state == PFCWD_STORM ?
+		       " during a storm, which ends unrestored" : "");
+		s->state = PFCWD_OFF;
+		clocks_off(s);
+		return true;
+	}
+	return false;
+}
+
+/* What changed since the last poll. */
+struct delta {
+	uint64_t dt, ind, pause;	/* ns, PFC frames received, ns paused */
+	bool progress;			/* bytes or packets sent */
+};
+
+/*
+ * Was the priority paused throughout the interval without transmit
+ * progress? *@trusted false: it looks so, but the interval is longer than
+ * max_gap and without a pause-time counter a continuous pause cannot be
+ * told from two.
+ */
+static bool stalled(const struct pfcwd_sample *p, const struct pfcwd_sample *in,
+		    const struct delta *d, uint64_t max_gap, bool *trusted)
+{
+	*trusted = true;
+	if (d->progress)
+		return false;
+	if (in->have & PFCWD_HAVE_PAUSE_NS)
+		/*
+		 * 100 * d_pause >= 99 * dt, i.e. unpaused for at most 1%:
+		 * 100 * (dt - d_pause) <= dt, without overflow
+		 */
+		return d->dt && (d->pause >= d->dt ||
+				 d->dt - d->pause <= unpaused_max(d->dt));
+	*trusted = d->dt <= max_gap;
+	if (in->have & PFCWD_HAVE_PAUSED)
+		return p->paused && in->paused;
+	return d->ind;
+}
+
+/* PFCWD_OK: a stall that lasts detection_time is a storm. */
+static void watch(struct pfcwd_prio *s, const struct pfcwd_conf *c,
+		  const struct pfcwd_sample *in, const struct delta *d,
+		  struct evbuf *b)
+{
+	const struct pfcwd_sample *p = &s->prev;
+	uint64_t max_gap = c->max_gap_ns ? c->max_gap_ns : c->detection_ns;
+	char t1[32], t2[32];
+	bool trusted;
+
+	if (!stalled(p, in, d, max_gap, &trusted)) {
+		s->stall_on = false;
+		return;
+	}
+	if (!trusted) {
+		s->stall_on = false;
+		add_ev(b, PFCWD_EV_GAP,
+		       "prio %u: %s between polls (max_gap %s): cannot tell a continuous pause, detection clock restarted",
+		       s->prio, ms(t1, sizeof(t1), d->dt),
+		       ms(t2, sizeof(t2), max_gap));
+		return;
+	}
+	if (!s->stall_on) {
+		s->stall_on = true;
+		s->stall_start_ns = p->now_ns;
+		s->storm_ind = p->indications;
+	}
+	if (in->now_ns - s->stall_start_ns < c->detection_ns)
+		return;
+	s->state = PFCWD_STORM;
+	s->storm_ns = in->now_ns;
+	s->storms_detected++;
+	clocks_off(s);
+	add_ev(b, PFCWD_EV_STORM,
+	       "prio %u: PFC storm: paused with no transmit progress for %s (detection_time %s), %llu PFC frames received meanwhile",
+	       s->prio, ms(t1, sizeof(t1), in->now_ns - s->stall_start_ns),
+	       ms(t2, sizeof(t2), c->detection_ns),
+	       (unsigned long long)(in->indications - s->storm_ind));
+	if (c->action == PFCWD_ACTION_DISABLE) {
+		s->we_disabled = true;
+		add_ev(b, PFCWD_EV_DISABLE_PFC,
+		       "prio %u: disable PFC (pfcwd action disable) until no PFC frame for %s",
+		       s->prio, ms(t1, sizeof(t1), c->restoration_ns));
+	}
+}
+
+/* PFCWD_STORM: no PFC frame for restoration_time ends it. */
+static void restore(struct pfcwd_prio *s, const struct pfcwd_conf *c,
+		    const struct pfcwd_sample *in, const struct delta *d,
+		    struct evbuf *b)
+{
+	bool quiet = !d->ind && !((in->have & PFCWD_HAVE_PAUSED) && in->paused) &&
+		     !d->pause;
+	char t1[32], t2[32], t3[32];
+
+	if (!quiet) {
+		s->quiet_on = false;
+		return;
+	}
+	if (!s->quiet_on) {
+		s->quiet_on = true;
+		s->quiet_start_ns = s->prev.now_ns;
+	}
+	if (in->now_ns - s->quiet_start_ns < c->restoration_ns)
+		return;
+	if (s->we_disabled) {
+		s->we_disabled = false;
+		add_ev(b, PFCWD_EV_ENABLE_PFC,
+		       "prio %u: enable PFC again: no PFC frame for %s (restoration_time %s)",
+		       s->prio, ms(t1, sizeof(t1), in->now_ns - s->quiet_start_ns),
+		       ms(t2, sizeof(t2), c->restoration_ns));
+	}
+	s->state = PFCWD_OK;
+	s->restorations++;
+	clocks_off(s);
+	add_ev(b, PFCWD_EV_RESTORED,
+	       "prio %u: PFC storm over, %s after detection: no PFC frame for %s (restoration_time %s), %llu PFC frames received since it began",
+	       s->prio, ms(t1, sizeof(t1), in->now_ns - s->storm_ns),
+	       ms(t2, sizeof(t2), in->now_ns - s->quiet_start_ns),
+	       ms(t3, sizeof(t3), c->restoration_ns),
+	       (unsigned long long)(in->indications - s->storm_ind));
+}
+
 int pfcwd_step(struct pfcwd_prio *s, const struct pfcwd_conf *c,
 	       const struct pfcwd_sample *in, struct pfcwd_event *ev,
 	       size_t max)
 {
 	const struct pfcwd_sample *p = &s->prev;
 	struct evbuf b = { .ev = ev, .max = max };
-	uint64_t dt, d_ind, d_pause = 0, max_gap;
-	char t1[32], t2[32], t3[32];
+	struct delta d = { 0 };
 	const char *back;
-	bool progress;
 
 	if (!c->detection_ns || !c->restoration_ns)
 		return -EINVAL;
-	max_gap = c->max_gap_ns ? c->max_gap_ns : c->detection_ns;
-
 	if (!s->have_prev) {
 		if (!in->pfc_enabled)
 			s->state = PFCWD_OFF;
 		goto out;
 	}
-
-	/* PFC switched on or off by someone else */
-	if (s->state == PFCWD_OFF) {
-		if (in->pfc_enabled) {
-			s->state = PFCWD_OK;
-			clocks_off(s);
-			add_ev(&b, PFCWD_EV_OPER_ON,
-			       "prio %u: PFC enabled again (not by the watchdog): watching",
-			       s->prio);
-		}
+	if (oper_change(s, in, &b))
 		goto out;
-	}
-	if (s->we_disabled && in->pfc_enabled) {
-		s->we_disabled = false;
-		s->state = PFCWD_OK;
-		clocks_off(s);
-		add_ev(&b, PFCWD_EV_OVERRIDE,
-		       "prio %u: PFC enabled during storm mitigation (not by the watchdog, or our disable was not applied): watching again",
-		       s->prio);
-		goto out;
-	}
-	if (!in->pfc_enabled && !s->we_disabled) {
-		add_ev(&b, PFCWD_EV_OPER_OFF,
-		       "prio %u: PFC disabled (not by the watchdog)%s: not watched until enabled again",
-		       s->prio, s->state == PFCWD_STORM ?
-		       " during a storm, which ends unrestored" : "");
-		s->state = PFCWD_OFF;
-		clocks_off(s);
-		goto out;
-	}
-
 	back = went_back(p, in);
 	if (back) {
 		s->resets++;
@@ -182,102 +301,16 @@ int pfcwd_step(struct pfcwd_prio *s, const struct pfcwd_conf *c,
 		       s->prio, back);
 		goto out;
 	}
-
-	dt = in->now_ns - p->now_ns;
-	d_ind = in->indications - p->indications;
+	d.dt = in->now_ns - p->now_ns;
+	d.ind = in->indications - p->indications;
 	if (in->have & PFCWD_HAVE_PAUSE_NS)
-		d_pause = in->pause_ns - p->pause_ns;
-	progress = in->tx_bytes != p->tx_bytes ||
-		   in->tx_packets != p->tx_packets;
-
-	if (s->state == PFCWD_OK) {
-		bool stalled, trusted = true;
-
-		if (in->have & PFCWD_HAVE_PAUSE_NS) {
-			/*
-			 * 100 * d_pause >= 99 * dt, i.e. unpaused for at
-			 * most 1%: 100 * (dt - d_pause) <= dt, without
-			 * overflow
-			 */
-			stalled = !progress && dt &&
-				  (d_pause >= dt ||
-				   dt - d_pause <= unpaused_max(dt));
-		} else {
-			if (in->have & PFCWD_HAVE_PAUSED)
-				stalled = !progress && p->paused && in->paused;
-			else
-				stalled = !progress && d_ind;
-			trusted = dt <= max_gap;
-		}
-		if (stalled && !trusted) {
-			s->stall_on = false;
-			add_ev(&b, PFCWD_EV_GAP,
-			       "prio %u: %s between polls (max_gap %s): cannot tell a continuous pause, detection clock restarted",
-			       s->prio, ms(t1, sizeof(t1), dt),
-			       ms(t2, sizeof(t2), max_gap));
-		} else if (stalled) {
-			if (!s->stall_on) {
-				s->stall_on = true;
-				s->stall_start_ns = p->now_ns;
-				s->storm_ind = p->indications;
-			}
-			if (in->now_ns - s->stall_start_ns >= c->detection_ns) {
-				s->state = PFCWD_STORM;
-				s->storm_ns = in->now_ns;
-				s->storms_detected++;
-				clocks_off(s);
-				add_ev(&b, PFCWD_EV_STORM,
-				       "prio %u: PFC storm: paused with no transmit progress for %s (detection_time %s), %llu PFC frames received meanwhile",
-				       s->prio,
-				       ms(t1, sizeof(t1), in->now_ns - s->stall_start_ns),
-				       ms(t2, sizeof(t2), c->detection_ns),
-				       (unsigned long long)(in->indications - s->storm_ind));
-				if (c->action == PFCWD_ACTION_DISABLE) {
-					s->we_disabled = true;
-					add_ev(&b, PFCWD_EV_DISABLE_PFC,
-					       "prio %u: disable PFC (pfcwd action disable) until no PFC frame for %s",
-					       s->prio,
-					       ms(t1, sizeof(t1), c->restoration_ns));
-				}
-			}
-		} else {
-			s->stall_on = false;
-		}
-	} else if (s->state == PFCWD_STORM) {
-		bool quiet = !d_ind &&
-			     !((in->have & PFCWD_HAVE_PAUSED) && in->paused) &&
-			     !d_pause;
-
-		if (!quiet) {
-			s->quiet_on = false;
-		} else {
-			if (!s->quiet_on) {
-				s->quiet_on = true;
-				s->quiet_start_ns = p->now_ns;
-			}
-			if (in->now_ns - s->quiet_start_ns >= c->restoration_ns) {
-				if (s->we_disabled) {
-					s->we_disabled = false;
-					add_ev(&b, PFCWD_EV_ENABLE_PFC,
-					       "prio %u: enable PFC again: no PFC frame for %s (restoration_time %s)",
-					       s->prio,
-					       ms(t1, sizeof(t1), in->now_ns - s->quiet_start_ns),
-					       ms(t2, sizeof(t2), c->restoration_ns));
-				}
-				s->state = PFCWD_OK;
-				s->restorations++;
-				clocks_off(s);
-				add_ev(&b, PFCWD_EV_RESTORED,
-				       "prio %u: PFC storm over, %s after detection: no PFC frame for %s (restoration_time %s), %llu PFC frames received since it began",
-				       s->prio,
-				       ms(t1, sizeof(t1), in->now_ns - s->storm_ns),
-				       ms(t2, sizeof(t2), in->now_ns - s->quiet_start_ns),
-				       ms(t3, sizeof(t3), c->restoration_ns),
-				       (unsigned long long)(in->indications - s->storm_ind));
-			}
-		}
-	}
-
+		d.pause = in->pause_ns - p->pause_ns;
+	d.progress = in->tx_bytes != p->tx_bytes ||
+		     in->tx_packets != p->tx_packets;
+	if (s->state == PFCWD_OK)
+		watch(s, c, in, &d, &b);
+	else if (s->state == PFCWD_STORM)
+		restore(s, c, in, &d, &b);
 out:
 	s->prev = *in;
 	s->have_prev = true;

@@ -7,14 +7,13 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <ini.h>
-
+#include "lib/array.h"
+#include "lib/inifile.h"
 #include "rankmap.h"
 
 static const char *const dim_names[RANKMAP_DIMS] = {
@@ -264,7 +263,8 @@ static int host_add(struct rankmap *m, const char *name)
 	slot = host_slot(m, name);
 	if (*slot)
 		return *slot - 1;
-	hosts = realloc(m->hosts, (m->nhosts + 1) * sizeof(*hosts));
+	hosts = array_grow(m->hosts, &m->hosts_cap, (size_t)m->nhosts + 1,
+			   sizeof(*hosts));
 	if (!hosts)
 		return -ENOMEM;
 	m->hosts = hosts;
@@ -309,17 +309,7 @@ struct assign {
 };
 
 struct load {
-	const char *name;
-	/* the text not read yet */
-	const char *s;
-	size_t left;
-	unsigned int lineno;
-	bool indented;
-	/* first error */
-	int err;
-	unsigned int err_line;
-	char *msg;
-	size_t msglen;
+	struct ini_text t;		/* the text, the first error */
 	/* content */
 	unsigned int val[K_NKEYS], key_line[K_NKEYS];
 	enum rankmap_dim order[RANKMAP_DIMS];
@@ -330,74 +320,8 @@ struct load {
 	int nseq;
 };
 
-static void load_err(struct load *l, int err, unsigned int line,
-		     const char *section, const char *key, const char *fmt,
-		     ...) __attribute__((format(printf, 6, 7)));
-static void load_err(struct load *l, int err, unsigned int line,
-		     const char *section, const char *key, const char *fmt,
-		     ...)
-{
-	size_t n = 0;
-	va_list ap;
-	int r;
-
-	if (l->err)
-		return;
-	l->err = err;
-	l->err_line = line;
-	if (!l->msglen)
-		return;
-	r = line ? snprintf(l->msg, l->msglen, "%s:%u: ", l->name, line) :
-		   snprintf(l->msg, l->msglen, "%s: ", l->name);
-	if (r > 0)
-		n += r;
-	if (section && n < l->msglen) {
-		r = snprintf(l->msg + n, l->msglen - n, "[%s] %s%s", section,
-			     key ? key : "", key ? ": " : "");
-		if (r > 0)
-			n += r;
-	}
-	if (n < l->msglen) {
-		va_start(ap, fmt);
-		vsnprintf(l->msg + n, l->msglen - n, fmt, ap);
-		va_end(ap);
-	}
-}
-
-/*
- * inih's reader: one whole line per call, so that l->lineno is the line of
- * the handler's key (inih counts the same way). A line too long for inih's
- * buffer is an error and handed over empty.
- */
-static char *reader(char *str, int num, void *stream)
-{
-	struct load *l = stream;
-	const char *line, *nl;
-	size_t len;
-
-	if (!l->left)
-		return NULL;
-	line = l->s;
-	nl = memchr(line, '\n', l->left);
-	len = nl ? (size_t)(nl - line + 1) : l->left;
-	l->s += len;
-	l->left -= len;
-	l->lineno++;
-	l->indented = len && (line[0] == ' ' || line[0] == '\t');
-	if (num < 2 || len > (size_t)num - 1 || memchr(line, '\0', len)) {
-		if (memchr(line, '\0', len))
-			load_err(l, -EINVAL, l->lineno, NULL, NULL,
-				 "NUL character in line");
-		else
-			load_err(l, -EINVAL, l->lineno, NULL, NULL,
-				 "line longer than %d characters", num - 3);
-		line = "\n";
-		len = 1;
-	}
-	memcpy(str, line, len);
-	str[len] = '\0';
-	return str;
-}
+/* The first error: "NAME:LINE: [SECTION] KEY: ..." (lib/inifile.h) */
+#define load_err(l, ...)	ini_text_err(&(l)->t, __VA_ARGS__)
 
 /* Decimal, no sign, no blanks, at most UINT_MAX. */
 static int parse_uint(const char *s, unsigned int *out)
@@ -417,7 +341,7 @@ static int parse_uint(const char *s, unsigned int *out)
 	return 0;
 }
 
-static bool valid_host(const char *s)
+bool rankmap_valid_host(const char *s)
 {
 	size_t n = 0;
 
@@ -434,14 +358,11 @@ static int add_assign(struct load *l, unsigned int lo, unsigned int hi,
 {
 	struct assign *as;
 
-	if (l->nas == l->cap) {
-		l->cap = l->cap ? l->cap * 2 : 64;
-		as = realloc(l->as, l->cap * sizeof(*as));
-		if (!as)
-			return -ENOMEM;
-		l->as = as;
-	}
-	l->as[l->nas++] = (struct assign){ lo, hi, host, l->lineno, seq };
+	as = array_grow(l->as, &l->cap, l->nas + 1, sizeof(*as));
+	if (!as)
+		return -ENOMEM;
+	l->as = as;
+	l->as[l->nas++] = (struct assign){ lo, hi, host, l->t.lineno, seq };
 	return 0;
 }
 
@@ -452,8 +373,8 @@ static int host_of(struct load *l, const char *section, const char *name,
 	unsigned int *lines;
 	int h;
 
-	if (!valid_host(value)) {
-		load_err(l, -EINVAL, l->lineno, section, name,
+	if (!rankmap_valid_host(value)) {
+		load_err(l, -EINVAL, l->t.lineno, section, name,
 			 "invalid host name '%s' (1 to %d of [A-Za-z0-9._:-])",
 			 value, RANKMAP_HOST_MAX);
 		return -1;
@@ -469,7 +390,7 @@ static int host_of(struct load *l, const char *section, const char *name,
 		}
 	}
 	if (h < 0)
-		load_err(l, h, l->lineno, NULL, NULL, "%s", strerror(-h));
+		load_err(l, h, l->t.lineno, NULL, NULL, "%s", strerror(-h));
 	return h < 0 ? -1 : h;
 }
 
@@ -495,11 +416,11 @@ static void handle_ranks(struct load *l, const char *name, const char *value)
 	}
 	h = host_of(l, "ranks", name, value);
 	if (h >= 0 && add_assign(l, lo, hi, h, -1))
-		load_err(l, -ENOMEM, l->lineno, NULL, NULL, "%s",
+		load_err(l, -ENOMEM, l->t.lineno, NULL, NULL, "%s",
 			 strerror(ENOMEM));
 	return;
 bad:
-	load_err(l, -EINVAL, l->lineno, "ranks", name,
+	load_err(l, -EINVAL, l->t.lineno, "ranks", name,
 		 "not a rank or an ascending range of ranks (\"N\" or \"N-M\")");
 }
 
@@ -510,14 +431,14 @@ static void handle_host(struct load *l, const char *value)
 	if (h < 0)
 		return;
 	if (l->seq_line[h]) {
-		load_err(l, -EINVAL, l->lineno, "hosts", "host",
+		load_err(l, -EINVAL, l->t.lineno, "hosts", "host",
 			 "host '%s' is already listed at line %u", value,
 			 l->seq_line[h]);
 		return;
 	}
-	l->seq_line[h] = l->lineno;
+	l->seq_line[h] = l->t.lineno;
 	if (add_assign(l, 0, 0, h, l->nseq++))
-		load_err(l, -ENOMEM, l->lineno, NULL, NULL, "%s",
+		load_err(l, -ENOMEM, l->t.lineno, NULL, NULL, "%s",
 			 strerror(ENOMEM));
 }
 
@@ -528,21 +449,21 @@ static void handle_key(struct load *l, int k, const char *value)
 	int err;
 
 	if (l->key_line[k]) {
-		load_err(l, -EINVAL, l->lineno, sec, name,
+		load_err(l, -EINVAL, l->t.lineno, sec, name,
 			 "duplicate key (first at line %u)", l->key_line[k]);
 		return;
 	}
-	l->key_line[k] = l->lineno;
+	l->key_line[k] = l->t.lineno;
 	if (k == K_ORDER) {
 		if (rankmap_parse_order(value, l->order))
-			load_err(l, -EINVAL, l->lineno, sec, name,
+			load_err(l, -EINVAL, l->t.lineno, sec, name,
 				 "invalid order '%s' (tp, pp and dp once each, joined by '-', e.g. tp-dp-pp)",
 				 value);
 		return;
 	}
 	err = parse_uint(value, &v);
 	if (err || !v || v > RANKMAP_MAX_WORLD) {
-		load_err(l, -EINVAL, l->lineno, sec, name,
+		load_err(l, -EINVAL, l->t.lineno, sec, name,
 			 "'%s' is not an integer from 1 to %u", value,
 			 RANKMAP_MAX_WORLD);
 		return;
@@ -550,68 +471,50 @@ static void handle_key(struct load *l, int k, const char *value)
 	l->val[k] = v;
 }
 
-static int handler(void *user, const char *section, const char *name,
-		   const char *value)
+static void load_key(struct ini_text *t, const char *section,
+		     const char *name, const char *value)
 {
-	struct load *l = user;
+	struct load *l = t->user;
 	int k;
 
-	if (l->err)
-		return 1;
-	if (l->indented) {
-		load_err(l, -EINVAL, l->lineno, NULL, NULL,
-			 "indented line (inih would read it as a continuation of the previous value)");
-		return 1;
-	}
-	if (!*section) {
-		load_err(l, -EINVAL, l->lineno, NULL, NULL,
-			 "key '%s' outside of a section ([layout], [hosts] or [ranks])",
-			 name);
-		return 1;
-	}
 	if (!strcmp(section, "ranks")) {
 		handle_ranks(l, name, value);
-		return 1;
+		return;
 	}
 	if (!strcmp(section, "hosts") && !strcmp(name, "host")) {
 		handle_host(l, value);
-		return 1;
+		return;
 	}
 	for (k = 0; k < K_NKEYS; k++)
 		if (!strcmp(section, keys[k].section) &&
 		    !strcmp(name, keys[k].name)) {
 			handle_key(l, k, value);
-			return 1;
+			return;
 		}
 	if (strcmp(section, "layout") && strcmp(section, "hosts"))
-		load_err(l, -EINVAL, l->lineno, section, NULL,
+		load_err(l, -EINVAL, l->t.lineno, section, NULL,
 			 "unknown section (not [layout], [hosts] or [ranks])");
 	else
-		load_err(l, -EINVAL, l->lineno, section, name, "unknown key");
-	return 1;
+		load_err(l, -EINVAL, l->t.lineno, section, name, "unknown key");
 }
 
-/* After parsing: the layout, then each assignment in file order. */
-static void finish(struct load *l)
+/* The [layout] keys into the layout of l->m; false after an error. */
+static bool finish_layout(struct load *l)
 {
-	unsigned int size[RANKMAP_DIMS], *line_of = NULL, r, first, n, gph;
-	struct rankmap *m = &l->m;
+	unsigned int size[RANKMAP_DIMS];
 	unsigned long long prod;
-	struct assign *a;
-	char key[32];
-	size_t i;
 	int k;
 
 	for (k = 0; k < K_NKEYS; k++)
 		if (!l->key_line[k] && (k == K_WORLD || k == K_ORDER)) {
 			load_err(l, -EINVAL, 0, keys[k].section, keys[k].name,
 				 "missing");
-			return;
+			return false;
 		}
 	if (l->nseq && !l->key_line[K_GPH]) {
 		load_err(l, -EINVAL, l->as[0].line, "hosts", "host",
 			 "gpus_per_host is not set");
-		return;
+		return false;
 	}
 	size[RANKMAP_DIM_TP] = l->key_line[K_TP] ? l->val[K_TP] : 1;
 	size[RANKMAP_DIM_PP] = l->key_line[K_PP] ? l->val[K_PP] : 1;
@@ -623,113 +526,136 @@ static void finish(struct load *l)
 			 "%u is not tp * pp * dp = %u * %u * %u = %llu",
 			 l->val[K_WORLD], size[RANKMAP_DIM_TP],
 			 size[RANKMAP_DIM_PP], size[RANKMAP_DIM_DP], prod);
-		return;
+		return false;
 	}
-	if (rankmap_set_layout(m, l->val[K_WORLD], size, l->order)) {
+	if (rankmap_set_layout(&l->m, l->val[K_WORLD], size, l->order)) {
 		load_err(l, -EINVAL, l->key_line[K_WORLD], "layout",
 			 "world_size", "invalid layout");
-		return;
+		return false;
 	}
-	m->rank_host = malloc(m->world_size * sizeof(*m->rank_host));
-	line_of = calloc(m->world_size, sizeof(*line_of));
-	if (!m->rank_host || !line_of) {
-		load_err(l, -ENOMEM, 0, NULL, NULL, "%s", strerror(ENOMEM));
-		goto out;
-	}
-	gph = l->val[K_GPH];
-	for (i = 0; i < l->nas; i++) {
-		a = &l->as[i];
-		if (a->seq >= 0)
-			snprintf(key, sizeof(key), "host");
-		else if (a->lo == a->hi)
-			snprintf(key, sizeof(key), "%u", a->lo);
-		else
-			snprintf(key, sizeof(key), "%u-%u", a->lo, a->hi);
-		if (a->seq >= 0) {
-			prod = (unsigned long long)a->seq * gph;
-			if (prod + gph > m->world_size) {
-				load_err(l, -EINVAL, a->line, "hosts", "host",
-					 "host '%s' would hold ranks %llu-%llu, beyond world_size %u",
-					 m->hosts[a->host], prod,
-					 prod + gph - 1, m->world_size);
-				goto out;
-			}
-			a->lo = prod;
-			a->hi = prod + gph - 1;
-		} else if (a->hi >= m->world_size) {
-			load_err(l, -EINVAL, a->line, "ranks", key,
-				 "rank %u is beyond world_size %u (ranks are 0 to %u)",
-				 a->hi, m->world_size, m->world_size - 1);
-			goto out;
+	return true;
+}
+
+/*
+ * Assignment @a into l->m (@line_of: the line that mapped each rank, 0 if
+ * none yet); a [hosts] line gets its ranks here. False after an error.
+ */
+static bool finish_assign(struct load *l, struct assign *a,
+			  unsigned int *line_of)
+{
+	struct rankmap *m = &l->m;
+	unsigned int gph = l->val[K_GPH], r;
+	unsigned long long first;
+	char key[32];
+
+	if (a->seq >= 0)
+		snprintf(key, sizeof(key), "host");
+	else if (a->lo == a->hi)
+		snprintf(key, sizeof(key), "%u", a->lo);
+	else
+		snprintf(key, sizeof(key), "%u-%u", a->lo, a->hi);
+	if (a->seq >= 0) {
+		first = (unsigned long long)a->seq * gph;
+		if (first + gph > m->world_size) {
+			load_err(l, -EINVAL, a->line, "hosts", "host",
+				 "host '%s' would hold ranks %llu-%llu, beyond world_size %u",
+				 m->hosts[a->host], first, first + gph - 1,
+				 m->world_size);
+			return false;
 		}
-		for (r = a->lo; r <= a->hi; r++) {
-			if (line_of[r]) {
-				load_err(l, -EINVAL, a->line,
-					 a->seq >= 0 ? "hosts" : "ranks", key,
-					 "rank %u is already mapped to '%s' at line %u",
-					 r, m->hosts[m->rank_host[r]],
-					 line_of[r]);
-				goto out;
-			}
-			line_of[r] = a->line;
-			m->rank_host[r] = a->host;
-		}
+		a->lo = first;
+		a->hi = first + gph - 1;
+	} else if (a->hi >= m->world_size) {
+		load_err(l, -EINVAL, a->line, "ranks", key,
+			 "rank %u is beyond world_size %u (ranks are 0 to %u)",
+			 a->hi, m->world_size, m->world_size - 1);
+		return false;
 	}
-	for (r = 0, n = 0, first = UINT_MAX; r < m->world_size; r++)
+	for (r = a->lo; r <= a->hi; r++) {
+		if (line_of[r]) {
+			load_err(l, -EINVAL, a->line,
+				 a->seq >= 0 ? "hosts" : "ranks", key,
+				 "rank %u is already mapped to '%s' at line %u",
+				 r, m->hosts[m->rank_host[r]], line_of[r]);
+			return false;
+		}
+		line_of[r] = a->line;
+		m->rank_host[r] = a->host;
+	}
+	return true;
+}
+
+/* Every rank mapped (@line_of), or an error naming the first ones not. */
+static void finish_unmapped(struct load *l, const unsigned int *line_of)
+{
+	unsigned int world = l->m.world_size, r, first = UINT_MAX, n = 0;
+
+	for (r = 0; r < world; r++)
 		if (!line_of[r]) {
 			if (first == UINT_MAX)
 				first = r;
 			n++;
 		}
-	if (n) {
-		for (r = first; r + 1 < m->world_size && !line_of[r + 1]; r++)
-			;
-		if (r == first)
-			load_err(l, -EINVAL, 0, NULL, NULL,
-				 "rank %u is not mapped to a host ([hosts] or [ranks]); %u unmapped in all",
-				 first, n);
-		else
-			load_err(l, -EINVAL, 0, NULL, NULL,
-				 "ranks %u-%u are not mapped to a host ([hosts] or [ranks]); %u unmapped in all",
-				 first, r, n);
-	}
-out:
-	free(line_of);
+	if (!n)
+		return;
+	for (r = first; r + 1 < world && !line_of[r + 1]; r++)
+		;
+	if (r == first)
+		load_err(l, -EINVAL, 0, NULL, NULL,
+			 "rank %u is not mapped to a host ([hosts] or [ranks]); %u unmapped in all",
+			 first, n);
+	else
+		load_err(l, -EINVAL, 0, NULL, NULL,
+			 "ranks %u-%u are not mapped to a host ([hosts] or [ranks]); %u unmapped in all",
+			 first, r, n);
 }
 
-static int load(struct rankmap *m, struct load *l)
+/* After parsing: the layout, then each assignment in file order. */
+static void finish(struct load *l)
 {
-	int ret;
+	struct rankmap *m = &l->m;
+	unsigned int *line_of;
+	size_t i;
 
-	ret = ini_parse_stream(reader, l, handler, l);
-	if (ret == -2)
+	if (!finish_layout(l))
+		return;
+	m->rank_host = malloc(m->world_size * sizeof(*m->rank_host));
+	line_of = calloc(m->world_size, sizeof(*line_of));
+	if (!m->rank_host || !line_of) {
 		load_err(l, -ENOMEM, 0, NULL, NULL, "%s", strerror(ENOMEM));
-	else if (ret > 0 && (!l->err || (unsigned int)ret < l->err_line)) {
-		l->err = 0;
-		load_err(l, -EINVAL, ret, NULL, NULL,
-			 "syntax error (expected \"[section]\" or \"key = value\")");
+		free(line_of);
+		return;
 	}
-	if (!l->err)
-		finish(l);
-	free(l->as);
-	free(l->seq_line);
-	if (l->err) {
-		rankmap_free(&l->m);
-		return l->err;
-	}
-	if (l->msglen)
-		l->msg[0] = '\0';
-	*m = l->m;
-	return 0;
+	for (i = 0; i < l->nas; i++)
+		if (!finish_assign(l, &l->as[i], line_of))
+			break;
+	if (i == l->nas)
+		finish_unmapped(l, line_of);
+	free(line_of);
 }
 
 int rankmap_parse(struct rankmap *m, const char *name, const char *text,
 		  size_t len, char *err, size_t errlen)
 {
-	struct load l = { .name = name, .s = text, .left = len, .msg = err,
-			  .msglen = errlen };
+	struct load l = {
+		.t = {
+			.name = name, .s = text, .left = len,
+			.sections = "([layout], [hosts] or [ranks])",
+			.key = load_key, .msg = err, .msglen = errlen,
+		},
+	};
 
-	return load(m, &l);
+	l.t.user = &l;
+	if (!ini_text_parse(&l.t))
+		finish(&l);
+	free(l.as);
+	free(l.seq_line);
+	if (l.t.err) {
+		rankmap_free(&l.m);
+		return l.t.err;
+	}
+	*m = l.m;
+	return 0;
 }
 
 int rankmap_load_string(struct rankmap *m, const char *name, const char *text,

@@ -100,6 +100,7 @@ struct rankmap {
 	unsigned int stride[RANKMAP_DIMS];	/* by enum rankmap_dim */
 	unsigned int nhosts;
 	char **hosts;				/* nhosts names, file order */
+	size_t hosts_cap;			/* room in hosts */
 	unsigned int *rank_host;		/* world_size host indices */
 	unsigned int *host_hash;		/* name -> index + 1, or 0 */
 	unsigned int hash_size;			/* a power of 2 */
@@ -165,6 +166,9 @@ void rankmap_group_members(const struct rankmap *m, enum rankmap_kind kind,
 
 /* Index of host @name, or -1. */
 int rankmap_host_index(const struct rankmap *m, const char *name);
+
+/* A host name: 1 to RANKMAP_HOST_MAX of [A-Za-z0-9._:-]. */
+bool rankmap_valid_host(const char *s);
 
 /* Host index of @rank. */
 unsigned int rankmap_rank_host(const struct rankmap *m, unsigned int rank);

@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <libmnl/libmnl.h>
-#include <linux/genetlink.h>
 
 #include "cli.h"
 
@@ -21,47 +20,15 @@ void put_scope(struct nlmsghdr *nlh, const struct cli_scope *sc)
 		mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, sc->dev);
 }
 
-static int attr_cb(const struct nlattr *a, void *data)
-{
-	struct attrs *at = data;
-	unsigned int type = mnl_attr_get_type(a);
-	enum mnl_attr_data_type want;
-
-	if (type > ROCECC_A_MAX)
-		return MNL_CB_OK;	/* newer kernel: ignore */
-	switch (type) {
-	case ROCECC_A_DEV_IFINDEX:
-	case ROCECC_A_PROFILE:
-		want = MNL_TYPE_U32;
-		break;
-	case ROCECC_A_DEV_NAME:
-		want = MNL_TYPE_NUL_STRING;
-		break;
-	case ROCECC_A_DEV_SW_DCB:
-		want = MNL_TYPE_U8;
-		break;
-	case ROCECC_A_PARAMS:
-	case ROCECC_A_STATS:
-	case ROCECC_A_FLOW:
-	case ROCECC_A_PFC:
-		want = MNL_TYPE_NESTED;
-		break;
-	default:
-		return MNL_CB_OK;
-	}
-	if (mnl_attr_validate(a, want) < 0) {
-		fprintf(stderr, "%s: malformed attribute %u from the kernel\n",
-			cli_prog, type);
-		return MNL_CB_ERROR;
-	}
-	at->tb[type] = a;
-	return MNL_CB_OK;
-}
-
 int parse_attrs(const struct nlmsghdr *nlh, struct attrs *at)
 {
-	memset(at, 0, sizeof(*at));
-	return mnl_attr_parse(nlh, sizeof(struct genlmsghdr), attr_cb, at);
+	unsigned int bad = 0;
+
+	if (!rnl_parse(nlh, at->tb, &bad))
+		return 0;
+	fprintf(stderr, "%s: malformed attribute %u from the kernel\n",
+		cli_prog, bad);
+	return MNL_CB_ERROR;
 }
 
 const char *attr_name(const struct attrs *at)

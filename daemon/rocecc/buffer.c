@@ -9,6 +9,7 @@
 
 #include "dcb.h"
 #include "lib/dcbnl.h"
+#include "lib/format.h"
 #include "lib/parse.h"
 
 static void buffer_print(const struct cli_pfc_opts *o, const char *dev,
@@ -23,7 +24,7 @@ static void buffer_print(const struct cli_pfc_opts *o, const char *dev,
 		json_object *p2b = json_object_new_array();
 		json_object *s = json_object_new_array();
 
-		json_object_object_add(obj, "ifname", json_object_new_string(dev));
+		json_object_object_add(obj, "ifname", rd_json_str(dev));
 		for (i = 0; i < DCBNL_PRIOS; i++)
 			json_object_array_add(p2b, json_object_new_int(b->prio2buffer[i]));
 		for (i = 0; i < DCBNL_BUFFERS; i++)

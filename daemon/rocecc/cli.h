@@ -24,6 +24,7 @@
 
 #include <uapi/linux/rocecc.h>
 
+#include "lib/format.h"
 #include "lib/parse.h"
 #include "lib/rocecc_nl.h"
 

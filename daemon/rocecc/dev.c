@@ -14,6 +14,7 @@
 #include "dcqcn_bpf.h"
 #include "lib/bpf_dp.h"
 #include "cli.h"
+#include "lib/rocecc_dev.h"
 
 /*
  * The software PFC nest (ROCECC_A_PFC) of a DEV_GET reply, by name. Every
@@ -47,40 +48,21 @@ static const char *const pfc_prio_names[ROCECC_PFC_PRIO_A_MAX + 1] = {
 	[ROCECC_PFC_PRIO_A_TX_BACKLOG] = "tx_backlog",
 };
 
-/* An unsigned attribute of any width, or false. */
-static bool attr_uint(const struct nlattr *a, uint64_t *v)
+/* One nest's named values into a JSON object, or as " name value" text. */
+static void pfc_values(const uint64_t *v, const uint8_t *len,
+		       const char *const *names, unsigned int max,
+		       json_object *o, bool text)
 {
-	switch (mnl_attr_get_payload_len(a)) {
-	case 1:
-		*v = mnl_attr_get_u8(a);
-		return true;
-	case 4:
-		*v = mnl_attr_get_u32(a);
-		return true;
-	case 8:
-		*v = mnl_attr_get_u64(a);
-		return true;
-	}
-	return false;
-}
-
-/* One nest's named values into a JSON object, or as "name value" text. */
-static void pfc_values(const struct nlattr *nest, const char *const *names,
-		       unsigned int max, json_object *o, bool text)
-{
-	const struct nlattr *a;
 	unsigned int t;
-	uint64_t v;
 
-	mnl_attr_for_each_nested(a, nest) {
-		t = mnl_attr_get_type(a);
-		if (t > max || !names[t] || !attr_uint(a, &v))
+	for (t = 0; t <= max; t++) {
+		if (!len[t] || !names[t])
 			continue;
 		if (o)
 			json_object_object_add(o, names[t],
-					       json_object_new_uint64(v));
+					       json_object_new_uint64(v[t]));
 		if (text)
-			printf(" %s %llu", names[t], (unsigned long long)v);
+			printf(" %s %llu", names[t], (unsigned long long)v[t]);
 	}
 }
 
@@ -88,44 +70,37 @@ static void pfc_values(const struct nlattr *nest, const char *const *names,
  * ROCECC_A_PFC: as "pfc" in JSON; as text (with -s) one line for the
  * device and one per priority that has PFC or has seen a frame.
  */
-static void dev_show_pfc(const struct nlattr *nest, json_object *o)
+static void dev_show_pfc(const struct rocecc_dev_info *d, json_object *o)
 {
 	json_object *pfc = o ? json_object_new_object() : NULL;
 	json_object *prios = o ? json_object_new_array() : NULL;
-	const struct nlattr *a, *b;
-	uint64_t v;
-	bool show;
+	const struct rocecc_dev_prio *pp;
+	unsigned int p;
 
 	if (!o)
 		printf("    pfc:");
-	pfc_values(nest, pfc_names, ROCECC_PFC_A_MAX, pfc, !o);
+	pfc_values(d->pfc, d->pfc_len, pfc_names, ROCECC_PFC_A_MAX, pfc, !o);
 	if (!o)
 		putchar('\n');
-	mnl_attr_for_each_nested(a, nest) {
-		if (mnl_attr_get_type(a) != ROCECC_PFC_A_PRIO)
+	for (p = 0; p < ROCECC_DEV_PRIOS; p++) {
+		pp = &d->prio[p];
+		if (!d->have_prio[p])
 			continue;
 		if (o) {
 			json_object *e = json_object_new_object();
 
-			pfc_values(a, pfc_prio_names, ROCECC_PFC_PRIO_A_MAX, e,
-				   false);
+			pfc_values(pp->v, pp->len, pfc_prio_names,
+				   ROCECC_PFC_PRIO_A_MAX, e, false);
 			json_object_array_add(prios, e);
 			continue;
 		}
-		show = false;
-		mnl_attr_for_each_nested(b, a) {
-			unsigned int t = mnl_attr_get_type(b);
-
-			if ((t == ROCECC_PFC_PRIO_A_EN ||
-			     t == ROCECC_PFC_PRIO_A_INDICATIONS ||
-			     t == ROCECC_PFC_PRIO_A_REQUESTS) &&
-			    attr_uint(b, &v) && v)
-				show = true;
-		}
-		if (!show)
+		if (!pp->v[ROCECC_PFC_PRIO_A_EN] &&
+		    !pp->v[ROCECC_PFC_PRIO_A_INDICATIONS] &&
+		    !pp->v[ROCECC_PFC_PRIO_A_REQUESTS])
 			continue;
 		printf("     ");
-		pfc_values(a, pfc_prio_names, ROCECC_PFC_PRIO_A_MAX, NULL, true);
+		pfc_values(pp->v, pp->len, pfc_prio_names,
+			   ROCECC_PFC_PRIO_A_MAX, NULL, true);
 		putchar('\n');
 	}
 	if (o) {
@@ -156,80 +131,72 @@ static void dev_show_extra(const struct cli *c, json_object *s)
 		putchar('\n');
 }
 
+static void dev_show_json(struct cli *c, const struct rocecc_dev_info *d)
+{
+	json_object *o = json_object_new_object();
+	unsigned int t;
+
+	json_object_object_add(o, "ifindex", json_object_new_int64(d->ifindex));
+	json_object_object_add(o, "dev", rd_json_str(d->name ?
+								d->name : "default"));
+	json_object_object_add(o, "engine", json_object_new_string(
+			       c->engine ? c->engine : "module"));
+	if (d->sw_dcb >= 0)
+		json_object_object_add(o, "sw_dcb",
+				       json_object_new_boolean(d->sw_dcb));
+	if (d->have_pfc)
+		dev_show_pfc(d, o);
+	if (c->stats) {
+		json_object *s = json_object_new_object();
+
+		for (t = 0; t <= ROCECC_STAT_MAX; t++)
+			if (d->have_stat[t])
+				json_object_object_add(s, cli_stat_name(t),
+						       json_object_new_uint64(d->stat[t]));
+		dev_show_extra(c, s);
+		json_object_object_add(o, "stats", s);
+	}
+	out_json(c, o);
+}
+
 int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct cli *c = data;
-	uint64_t st[ROCECC_STAT_MAX + 1] = { 0 };
-	bool have[ROCECC_STAT_MAX + 1] = { false };
-	const struct nlattr *a;
-	struct attrs at;
+	struct rocecc_dev_info d;
 	unsigned int t, n;
 
-	if (parse_attrs(nlh, &at) < 0)
+	if (rocecc_dev_parse(nlh, &d) < 0) {
+		fprintf(stderr, "%s: malformed attribute %u from the kernel\n",
+			cli_prog, d.bad_attr);
 		return MNL_CB_ERROR;
-	if (at.tb[ROCECC_A_STATS]) {
-		mnl_attr_for_each_nested(a, at.tb[ROCECC_A_STATS]) {
-			t = mnl_attr_get_type(a);
-			/* A newer kernel's counters are skipped, not fatal. */
-			if (t > ROCECC_STAT_MAX || !cli_stat_name(t) ||
-			    mnl_attr_validate(a, MNL_TYPE_U64) < 0)
-				continue;
-			st[t] = mnl_attr_get_u64(a);
-			have[t] = true;
-		}
 	}
-
 	if (c->json) {
-		json_object *o = json_object_new_object();
-
-		json_object_object_add(o, "ifindex",
-				       json_object_new_int64(attr_ifindex(&at)));
-		json_object_object_add(o, "dev",
-				       json_object_new_string(attr_name(&at)));
-		json_object_object_add(o, "engine", json_object_new_string(
-				       c->engine ? c->engine : "module"));
-		if (at.tb[ROCECC_A_DEV_SW_DCB])
-			json_object_object_add(o, "sw_dcb",
-					       json_object_new_boolean(mnl_attr_get_u8(at.tb[ROCECC_A_DEV_SW_DCB])));
-		if (at.tb[ROCECC_A_PFC])
-			dev_show_pfc(at.tb[ROCECC_A_PFC], o);
-		if (c->stats) {
-			json_object *s = json_object_new_object();
-
-			for (t = 0; t <= ROCECC_STAT_MAX; t++)
-				if (have[t])
-					json_object_object_add(s, cli_stat_name(t),
-							       json_object_new_uint64(st[t]));
-			dev_show_extra(c, s);
-			json_object_object_add(o, "stats", s);
-		}
-		out_json(c, o);
+		dev_show_json(c, &d);
 		return MNL_CB_OK;
 	}
-
 	if (!c->rows++)
 		printf("%-16s %7s  %s\n", "DEV", "IFINDEX", "ENGINE");
-	printf("%-16s %7u  %s\n", attr_name(&at), attr_ifindex(&at),
+	printf("%-16s %7u  %s\n", d.name ? d.name : "default", d.ifindex,
 	       c->engine ? c->engine : "module");
-	if (c->stats) {
-		/* The mlx5 counters on one line, rocecc's own below, 4 a line. */
-		n = 0;
-		for (t = 0; t <= ROCECC_STAT_MAX; t++) {
-			if (!have[t])
-				continue;
-			printf("%s%s %llu", n++ ? "  " : "    ", cli_stat_name(t),
-			       (unsigned long long)st[t]);
-			if (t == ROCECC_STAT_RP_CNP_IGNORED || n == 4) {
-				putchar('\n');
-				n = 0;
-			}
-		}
-		if (n)
+	if (!c->stats)
+		return MNL_CB_OK;
+	/* The mlx5 counters on one line, rocecc's own below, 4 a line. */
+	n = 0;
+	for (t = 0; t <= ROCECC_STAT_MAX; t++) {
+		if (!d.have_stat[t])
+			continue;
+		printf("%s%s %llu", n++ ? "  " : "    ", cli_stat_name(t),
+		       (unsigned long long)d.stat[t]);
+		if (t == ROCECC_STAT_RP_CNP_IGNORED || n == 4) {
 			putchar('\n');
-		dev_show_extra(c, NULL);
-		if (at.tb[ROCECC_A_PFC])
-			dev_show_pfc(at.tb[ROCECC_A_PFC], NULL);
+			n = 0;
+		}
 	}
+	if (n)
+		putchar('\n');
+	dev_show_extra(c, NULL);
+	if (d.have_pfc)
+		dev_show_pfc(&d, NULL);
 	return MNL_CB_OK;
 }
 

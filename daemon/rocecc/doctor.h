@@ -45,7 +45,7 @@ struct doc_args {
 struct doc_facts {
 	struct doc_host host;
 	struct doc_dev *dev;		/* ndev ports */
-	size_t ndev;
+	size_t ndev, dev_cap;
 	struct hwcc_io io;		/* sysfs and debugfs (--hw-root) */
 	struct rnl nl;			/* rocecc.ko's genl, if loaded */
 	bool nl_open;

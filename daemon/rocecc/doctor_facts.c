@@ -33,6 +33,7 @@
 #include <rocecc/pacing.h>
 #include <uapi/linux/rocecc.h>
 
+#include "lib/array.h"
 #include "lib/bpf_dp.h"
 #include "lib/dcbnl.h"
 #include "lib/http_get.h"
@@ -552,7 +553,8 @@ static struct doc_dev *new_port(struct doc_facts *f, const char *ibdev,
 				uint32_t port, const char *netdev,
 				uint32_t ifindex)
 {
-	struct doc_dev *d = realloc(f->dev, (f->ndev + 1) * sizeof(*d));
+	struct doc_dev *d = array_grow(f->dev, &f->dev_cap, f->ndev + 1,
+				       sizeof(*d));
 
 	if (!d)
 		return NULL;

@@ -17,12 +17,12 @@
 #include <time.h>
 #include <json-c/json.h>
 #include <libmnl/libmnl.h>
-#include <linux/genetlink.h>
 
 #include <uapi/linux/rocecc.h>
 
 #include "cli.h"
 #include "flow.h"
+#include "lib/format.h"
 #include "lib/parse.h"
 
 /* Attributes of one flow, as the kernel sent them. */
@@ -77,23 +77,6 @@ static int flow_attr_cb(const struct nlattr *a, void *data)
 	    mnl_attr_validate(a, want) < 0)
 		return MNL_CB_OK;	/* malformed: leave it out */
 	f->tb[t] = a;
-	return MNL_CB_OK;
-}
-
-static int top_attr_cb(const struct nlattr *a, void *data)
-{
-	struct flow *f = data;
-
-	switch (mnl_attr_get_type(a)) {
-	case ROCECC_A_DEV_IFINDEX:
-		if (!mnl_attr_validate(a, MNL_TYPE_U32))
-			f->ifindex = mnl_attr_get_u32(a);
-		break;
-	case ROCECC_A_FLOW:
-		if (!mnl_attr_validate(a, MNL_TYPE_NESTED))
-			mnl_attr_parse_nested(a, flow_attr_cb, f);
-		break;
-	}
 	return MNL_CB_OK;
 }
 
@@ -174,14 +157,14 @@ static void flow_json_add(json_object *o, const struct flow *f,
 	char buf[INET6_ADDRSTRLEN];
 	unsigned int t;
 
-	json_object_object_add(o, "dev", json_object_new_string(dev));
+	json_object_object_add(o, "dev", rd_json_str(dev));
 	json_object_object_add(o, "ifindex", json_object_new_int64(f->ifindex));
 	for (t = 0; t <= ROCECC_FLOW_A_MAX; t++) {
 		if (!f->tb[t] || !flow_json_name[t])
 			continue;
 		if (flow_attr_type(t) == MNL_TYPE_BINARY)
 			json_object_object_add(o, flow_json_name[t],
-					       json_object_new_string(addr_str(f, t, buf, sizeof(buf))));
+					       rd_json_str(addr_str(f, t, buf, sizeof(buf))));
 		else
 			json_object_object_add(o, flow_json_name[t],
 					       json_object_new_uint64(u64_of(f, t)));
@@ -260,12 +243,19 @@ static void flow_text(struct flow_ctx *c, const struct flow *f,
 	       ago(c, u64_of(f, ROCECC_FLOW_A_LAST_CNP_TX), b3, sizeof(b3)));
 }
 
-/* Parse one message of a flow; -1 if it carries none. */
+/* Parse one message of a flow; -1 if it carries none or is malformed. */
 static int flow_parse(const struct nlmsghdr *nlh, struct flow *f,
 		      char name[IF_NAMESIZE])
 {
+	const struct nlattr *tb[ROCECC_A_MAX + 1];
+	unsigned int bad;
+
 	memset(f, 0, sizeof(*f));
-	mnl_attr_parse(nlh, sizeof(struct genlmsghdr), top_attr_cb, f);
+	if (rnl_parse(nlh, tb, &bad) || !tb[ROCECC_A_FLOW])
+		return -1;
+	if (tb[ROCECC_A_DEV_IFINDEX])
+		f->ifindex = mnl_attr_get_u32(tb[ROCECC_A_DEV_IFINDEX]);
+	mnl_attr_parse_nested(tb[ROCECC_A_FLOW], flow_attr_cb, f);
 	if (!f->tb[ROCECC_FLOW_A_RADDR])
 		return -1;
 	if (!if_indextoname(f->ifindex, name))
@@ -358,13 +348,14 @@ int do_flow(struct cli *cl, int argc, char **argv)
 			fprintf(stderr, "rocecc: cannot show the BPF datapath's flows: %s\n",
 				strerror(-err));
 	}
-	if (!err && o.json)
-		printf("%s\n", json_object_to_json_string_ext(c.arr,
-			o.pretty ? JSON_C_TO_STRING_PRETTY :
-				   JSON_C_TO_STRING_PLAIN));
-	if (c.arr)
-		json_object_put(c.arr);
-	return err ? CLI_EXIT_FAIL : CLI_EXIT_OK;
+	if (err) {
+		if (c.arr)
+			json_object_put(c.arr);
+		return CLI_EXIT_FAIL;
+	}
+	/* main() prints the JSON output of every object, this one included */
+	cl->out = c.arr;
+	return CLI_EXIT_OK;
 }
 
 int cli_flow_event(const struct nlmsghdr *nlh, const char *ev, bool json)
@@ -377,7 +368,7 @@ int cli_flow_event(const struct nlmsghdr *nlh, const char *ev, bool json)
 	if (json) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "event", json_object_new_string(ev));
+		json_object_object_add(o, "event", rd_json_str(ev));
 		flow_json_add(o, &f, name);
 		printf("%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);

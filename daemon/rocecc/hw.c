@@ -61,14 +61,14 @@ static void hw_show_json(struct cli *c, const struct hwcc_dev *d,
 	const struct hwcc_file *f;
 	unsigned int id, i;
 
-	json_object_object_add(o, "dev", json_object_new_string(d->netdev[0] ?
+	json_object_object_add(o, "dev", rd_json_str(d->netdev[0] ?
 						d->netdev : d->ibdev));
-	json_object_object_add(o, "engine", json_object_new_string("hw"));
-	json_object_object_add(o, "rdma_dev", json_object_new_string(d->ibdev));
+	json_object_object_add(o, "engine", rd_json_str("hw"));
+	json_object_object_add(o, "rdma_dev", rd_json_str(d->ibdev));
 	json_object_object_add(o, "port", json_object_new_int64(d->port));
-	json_object_object_add(o, "function", json_object_new_string(d->fn));
+	json_object_object_add(o, "function", rd_json_str(d->fn));
 	json_object_object_add(o, "profile",
-			       json_object_new_string(hw_profile(hp)));
+			       rd_json_str(hw_profile(hp)));
 	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
 		if (c->filter_id && id != c->filter_id)
 			continue;
@@ -76,7 +76,7 @@ static void hw_show_json(struct cli *c, const struct hwcc_dev *d,
 			json_object_object_add(p, rocecc_param_info(id)->name,
 					       json_object_new_int64(hp->p.v[id]));
 		else
-			json_object_array_add(na, json_object_new_string(
+			json_object_array_add(na, rd_json_str(
 					      rocecc_param_info(id)->name));
 	}
 	for (i = 0; !c->filter_id && (f = hwcc_file(i)); i++)

@@ -7,74 +7,32 @@
 #include <string.h>
 #include <strings.h>
 
+#include "flows.h"
 #include "latency.h"
+#include "lib/format.h"
 #include "lib/http_get.h"
 #include "lib/parse.h"
 
 #define CLI_LAT_DEFAULT_ADDR	"127.0.0.1"
 #define CLI_LAT_DEFAULT_PORT	"9468"	/* roceccd's default */
 
-static double num(json_object *flow, const char *hist, const char *key)
-{
-	json_object *h, *v;
-
-	if (!json_object_object_get_ex(flow, hist, &h) ||
-	    !json_object_object_get_ex(h, key, &v) || !v)
-		return -1.0;	/* no samples: last when descending */
-	return json_object_get_double(v);
-}
-
-static const char *sort_key;
-
-static int cmp_flows(const void *a, const void *b)
-{
-	json_object *fa = *(json_object *const *)a;
-	json_object *fb = *(json_object *const *)b;
-	json_object *na, *nb;
-	double x, y;
-
-	if (!strcmp(sort_key, "flow")) {
-		json_object_object_get_ex(fa, "flow", &na);
-		json_object_object_get_ex(fb, "flow", &nb);
-		return strcmp(json_object_get_string(na) ?: "",
-			      json_object_get_string(nb) ?: "");
-	}
-	if (!strcmp(sort_key, "rtt")) {
-		x = num(fa, "rtt", "p99_us");
-		y = num(fb, "rtt", "p99_us");
-	} else if (!strcmp(sort_key, "msgs")) {
-		x = num(fa, "message_completion", "samples");
-		y = num(fb, "message_completion", "samples");
-	} else {
-		char k[16];
-
-		snprintf(k, sizeof(k), "%s_us", sort_key);
-		x = num(fa, "message_completion", k);
-		y = num(fb, "message_completion", k);
-	}
-	return x < y ? 1 : x > y ? -1 : 0;
-}
+static const struct cli_flow_sort sorts[] = {
+	{ "p50",  "message_completion", "p50_us" },
+	{ "p99",  "message_completion", "p99_us" },
+	{ "p999", "message_completion", "p999_us" },
+	{ "rtt",  "rtt",                "p99_us" },
+	{ "msgs", "message_completion", "samples" },
+	{ "flow", NULL,                 NULL },
+};
 
 int cli_latency_sort(json_object *flows, const char *key)
 {
-	static const char *const keys[] = {
-		"p50", "p99", "p999", "rtt", "msgs", "flow",
-	};
-	unsigned int i;
-
-	for (i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-		if (!strcmp(key, keys[i]))
-			break;
-	if (i == sizeof(keys) / sizeof(keys[0]))
-		return -1;
-	sort_key = keys[i];
-	json_object_array_sort(flows, cmp_flows);
-	return 0;
+	return cli_flows_sort(flows, key, sorts, sizeof(sorts) / sizeof(sorts[0]));
 }
 
 static void us(FILE *f, json_object *flow, const char *hist, const char *key)
 {
-	double v = num(flow, hist, key);
+	double v = cli_flow_num(flow, hist, key);
 
 	if (v < 0)
 		fprintf(f, " %9s", "-");
@@ -90,13 +48,14 @@ void cli_latency_table(FILE *f, json_object *flows)
 		"MSGS", "MCT_P50", "MCT_P99", "MCT_P999", "RTT_P50", "RTT_P99",
 		"RTT_P999");
 	for (i = 0; i < n; i++) {
-		json_object *fl = json_object_array_get_idx(flows, i), *v;
-		double msgs = num(fl, "message_completion", "samples");
+		json_object *fl = json_object_array_get_idx(flows, i);
+		double msgs = cli_flow_num(fl, "message_completion", "samples");
+		const char *name = cli_flow_str(fl, "flow");
+		const char *dev = cli_flow_str(fl, "dev");
+		char s[512];
 
-		json_object_object_get_ex(fl, "flow", &v);
-		fprintf(f, "%-40s", json_object_get_string(v) ?: "?");
-		json_object_object_get_ex(fl, "dev", &v);
-		fprintf(f, " %-8s", json_object_get_string(v) ?: "?");
+		fprintf(f, "%-40s", *name ? rd_text_line(name, s, sizeof(s)) : "?");
+		fprintf(f, " %-8s", *dev ? rd_text_line(dev, s, sizeof(s)) : "?");
 		fprintf(f, " %9.0f", msgs < 0 ? 0 : msgs);
 		us(f, fl, "message_completion", "p50_us");
 		us(f, fl, "message_completion", "p99_us");
@@ -114,8 +73,6 @@ int cli_latency(const struct cli_latency_opts *o, int argc, char **argv)
 	const char *sort = "p99";
 	char url[512], msg[1024];
 	json_object *flows;
-	char *resp;
-	long status;
 
 	while (argc > 0) {
 		if (argc < 2) {
@@ -147,21 +104,9 @@ int cli_latency(const struct cli_latency_opts *o, int argc, char **argv)
 	json_object_put(flows);
 
 	http_url(url, sizeof(url), addr, port, "/flows.json");
-	if (http_get(url, &resp, &status, msg, sizeof(msg))) {
+	flows = cli_flows_fetch(url, addr, port, msg, sizeof(msg));
+	if (!flows) {
 		fprintf(stderr, "rocecc: latency: %s\n", msg);
-		return CLI_EXIT_FAIL;
-	}
-	if (status != 200) {
-		fprintf(stderr, "rocecc: latency: roceccd at %s port %s answered HTTP %ld\n",
-			addr, port, status);
-		free(resp);
-		return CLI_EXIT_FAIL;
-	}
-	flows = json_tokener_parse(resp);
-	free(resp);
-	if (!flows || !json_object_is_type(flows, json_type_array)) {
-		fprintf(stderr, "rocecc: latency: roceccd's /flows.json is not a JSON array\n");
-		json_object_put(flows);
 		return CLI_EXIT_FAIL;
 	}
 	cli_latency_sort(flows, sort);

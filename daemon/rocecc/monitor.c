@@ -57,9 +57,9 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 	if (c->json) {
 		json_object *o = json_object_new_object();
 
-		json_object_object_add(o, "event", json_object_new_string(ev));
+		json_object_object_add(o, "event", rd_json_str(ev));
 		json_object_object_add(o, "dev",
-				       json_object_new_string(attr_name(&at)));
+				       rd_json_str(attr_name(&at)));
 		json_object_object_add(o, "ifindex",
 				       json_object_new_int64(attr_ifindex(&at)));
 		if (g->cmd == ROCECC_CMD_PARAM_CHANGED) {

@@ -36,13 +36,13 @@ int param_show_cb(const struct nlmsghdr *nlh, void *data)
 		json_object *p = json_object_new_object();
 
 		json_object_object_add(o, "dev",
-				       json_object_new_string(attr_name(&at)));
+				       rd_json_str(attr_name(&at)));
 		json_object_object_add(o, "ifindex",
 				       json_object_new_int64(attr_ifindex(&at)));
 		json_object_object_add(o, "engine", json_object_new_string(
 				       c->engine ? c->engine : "module"));
 		json_object_object_add(o, "profile",
-				       json_object_new_string(profile));
+				       rd_json_str(profile));
 		for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
 			pi = rocecc_param_info(id);
 			if (!have[id] || (c->filter_id && id != c->filter_id))

@@ -265,6 +265,83 @@ static int open_engines(struct cli *c, const char *pin_dir)
 	return CLI_EXIT_FAIL;
 }
 
+/*
+ * The options before the object into @c, @hw_root and @pin_dir: the number
+ * of arguments they take, or -1 - the exit code to return now (help, or a
+ * bad option).
+ */
+static int parse_opts(int argc, char **argv, struct cli *c,
+		      const char **hw_root, const char **pin_dir)
+{
+	int i;
+
+	for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1]; i++) {
+		const char *o = argv[i] + 1;
+
+		if (!strcmp(argv[i], "--"))
+			return i;
+		if (!strcmp(argv[i], "--hw-root")) {
+			if (i + 1 >= argc)
+				return -1 - usage_error("--hw-root needs a directory");
+			*hw_root = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "--pin-dir")) {
+			if (i + 1 >= argc)
+				return -1 - usage_error("--pin-dir needs a directory");
+			*pin_dir = argv[++i];
+			continue;
+		}
+		if (!strcmp(argv[i], "-help") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return -1 - CLI_EXIT_OK;
+		}
+		for (; *o; o++) {
+			switch (*o) {
+			case 'j':
+				c->json = true;
+				break;
+			case 'p':
+				c->pretty = true;
+				break;
+			case 's':
+				c->stats = true;
+				break;
+			case 'h':
+				usage(stdout);
+				return -1 - CLI_EXIT_OK;
+			default:
+				return -1 - usage_error("unknown option '-%c'", *o);
+			}
+		}
+	}
+	return i - 1;
+}
+
+/*
+ * A datapath object: @fn with rocecc.ko's family and the BPF datapath's
+ * maps open; its JSON output printed as one document.
+ */
+static int run_object(struct cli *c, int (*fn)(struct cli *, int, char **),
+		      const char *pin_dir, int argc, char **argv)
+{
+	int ret;
+
+	signal(SIGPIPE, SIG_DFL);
+	ret = open_engines(c, pin_dir);
+	if (ret)
+		return ret;
+	ret = fn(c, argc, argv);
+	if (!ret)
+		flush_json(c);
+	if (c->out)
+		json_object_put(c->out);
+	if (c->have_mod)
+		rnl_close(&c->nl);
+	cli_bpf_close(c);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -272,55 +349,11 @@ int main(int argc, char **argv)
 	const char *hw_root = NULL, *pin_dir = CLI_PIN_DIR;
 	int ret;
 
-	while (argc > 1 && argv[1][0] == '-' && argv[1][1]) {
-		const char *o = argv[1] + 1;
-
-		if (!strcmp(argv[1], "--")) {
-			argc--;
-			argv++;
-			break;
-		}
-		if (!strcmp(argv[1], "--hw-root")) {
-			if (argc < 3)
-				return usage_error("--hw-root needs a directory");
-			hw_root = argv[2];
-			argc -= 2;
-			argv += 2;
-			continue;
-		}
-		if (!strcmp(argv[1], "--pin-dir")) {
-			if (argc < 3)
-				return usage_error("--pin-dir needs a directory");
-			pin_dir = argv[2];
-			argc -= 2;
-			argv += 2;
-			continue;
-		}
-		if (!strcmp(argv[1], "-help") || !strcmp(argv[1], "--help")) {
-			usage(stdout);
-			return CLI_EXIT_OK;
-		}
-		for (; *o; o++) {
-			switch (*o) {
-			case 'j':
-				c.json = true;
-				break;
-			case 'p':
-				c.pretty = true;
-				break;
-			case 's':
-				c.stats = true;
-				break;
-			case 'h':
-				usage(stdout);
-				return CLI_EXIT_OK;
-			default:
-				return usage_error("unknown option '-%c'", *o);
-			}
-		}
-		argc--;
-		argv++;
-	}
+	ret = parse_opts(argc, argv, &c, &hw_root, &pin_dir);
+	if (ret < 0)
+		return -1 - ret;
+	argc -= ret;
+	argv += ret;
 	if (argc < 2) {
 		usage(stderr);
 		return CLI_EXIT_USAGE;
@@ -375,18 +408,5 @@ int main(int argc, char **argv)
 		fn = do_monitor;
 	else
 		return usage_error("unknown object '%s'", argv[1]);
-
-	signal(SIGPIPE, SIG_DFL);
-	ret = open_engines(&c, pin_dir);
-	if (ret)
-		return ret;
-	ret = fn(&c, argc - 2, argv + 2);
-	if (!ret)
-		flush_json(&c);
-	if (c.out)
-		json_object_put(c.out);
-	if (c.have_mod)
-		rnl_close(&c.nl);
-	cli_bpf_close(&c);
-	return ret;
+	return run_object(&c, fn, pin_dir, argc - 2, argv + 2);
 }

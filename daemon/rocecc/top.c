@@ -15,7 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "flows.h"
 #include "lib/http_get.h"
+#include "lib/format.h"
 #include "lib/parse.h"
 #include "top.h"
 
@@ -40,16 +42,6 @@ static const struct top_rate {
 	{ "ce_per_s",     "rx_ce_marked_packets", 1.0 },
 };
 #define TOP_NRATES (sizeof(top_rates) / sizeof(top_rates[0]))
-
-static const char *str_of(json_object *o, const char *key)
-{
-	json_object *v;
-
-	if (!json_object_object_get_ex(o, key, &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return "";
-	return json_object_get_string(v);
-}
 
 static int64_t int_of(json_object *o, const char *key)
 {
@@ -83,8 +75,8 @@ struct top_key {
 
 static void key_of(json_object *flow, struct top_key *k)
 {
-	k->dev = str_of(flow, "dev");
-	k->peer = str_of(flow, "peer");
+	k->dev = cli_flow_str(flow, "dev");
+	k->peer = cli_flow_str(flow, "peer");
 	k->lqpn = int_of(flow, "lqpn");
 	k->rqpn = int_of(flow, "rqpn");
 	k->flow = flow;
@@ -176,21 +168,7 @@ size_t cli_top_rates(json_object *prev, json_object *cur, double interval)
 
 /* --- sorting ---------------------------------------------------------------- */
 
-/* @flow's @obj.@key as a number; -1 (last when descending) if null. */
-static double num(json_object *flow, const char *obj, const char *key)
-{
-	json_object *h, *v;
-
-	if (!json_object_object_get_ex(flow, obj, &h) ||
-	    !json_object_object_get_ex(h, key, &v) || !v)
-		return -1.0;
-	return json_object_get_double(v);
-}
-
-static const struct top_sort {
-	const char *key;
-	const char *obj, *member;	/* NULL: by name */
-} top_sorts[] = {
+static const struct cli_flow_sort top_sorts[] = {
 	{ "p50",  "message_completion", "p50_us" },
 	{ "p99",  "message_completion", "p99_us" },
 	{ "p999", "message_completion", "p999_us" },
@@ -200,38 +178,10 @@ static const struct top_sort {
 	{ "flow", NULL,                 NULL },
 };
 
-static const struct top_sort *sort_by;
-
-static int cmp_flows(const void *a, const void *b)
-{
-	json_object *fa = *(json_object *const *)a;
-	json_object *fb = *(json_object *const *)b;
-	int c;
-
-	if (sort_by->obj) {
-		double x = num(fa, sort_by->obj, sort_by->member);
-		double y = num(fb, sort_by->obj, sort_by->member);
-
-		if (x != y)
-			return x < y ? 1 : -1;
-	}
-	/* by name, so that equal rows do not swap places between frames */
-	c = strcmp(str_of(fa, "flow"), str_of(fb, "flow"));
-	return c ? c : strcmp(str_of(fa, "dev"), str_of(fb, "dev"));
-}
-
 int cli_top_sort(json_object *flows, const char *key)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof(top_sorts) / sizeof(top_sorts[0]); i++)
-		if (!strcmp(key, top_sorts[i].key))
-			break;
-	if (i == sizeof(top_sorts) / sizeof(top_sorts[0]))
-		return -1;
-	sort_by = &top_sorts[i];
-	json_object_array_sort(flows, cmp_flows);
-	return 0;
+	return cli_flows_sort(flows, key, top_sorts,
+			      sizeof(top_sorts) / sizeof(top_sorts[0]));
 }
 
 /* --- frames ----------------------------------------------------------------- */
@@ -260,8 +210,8 @@ static bool rate_sum(json_object *flows, size_t i, double *sum)
 
 	*sum = 0;
 	for (j = 0; j < n; j++) {
-		double v = num(json_object_array_get_idx(flows, j), "rates",
-			       top_rates[i].name);
+		double v = cli_flow_num(json_object_array_get_idx(flows, j),
+					"rates", top_rates[i].name);
 
 		if (v >= 0) {
 			*sum += v;
@@ -295,10 +245,11 @@ static void put_groups(FILE *f, json_object *flow)
 		n = json_object_array_length(g);
 		for (i = 0; i < n; i++) {
 			const char *s = json_object_get_string(json_object_array_get_idx(g, i));
+			char t[512];
 
 			if (!s || !*s)
 				continue;
-			fprintf(f, "%s%s", any ? "," : "", s);
+			fprintf(f, "%s%s", any ? "," : "", rd_text_line(s, t, sizeof(t)));
 			any = true;
 		}
 	}
@@ -346,15 +297,19 @@ void cli_top_print(FILE *f, const struct cli_top_view *v, json_object *flows)
 			    json_object_get_boolean(s);
 		size_t r;
 
+		const char *name = cli_flow_str(fl, "flow");
+		const char *dev = cli_flow_str(fl, "dev");
+		char s1[512], s2[512];
+
 		fprintf(f, "%c %-40s %-8s", slow ? '!' : ' ',
-			*str_of(fl, "flow") ? str_of(fl, "flow") : "?",
-			*str_of(fl, "dev") ? str_of(fl, "dev") : "?");
+			*name ? rd_text_line(name, s1, sizeof(s1)) : "?",
+			*dev ? rd_text_line(dev, s2, sizeof(s2)) : "?");
 		for (r = 0; r < TOP_NRATES; r++)
-			put_num(f, 9, num(fl, "rates", top_rates[r].name));
-		put_num(f, 9, num(fl, "message_completion", "p50_us"));
-		put_num(f, 9, num(fl, "message_completion", "p99_us"));
-		put_num(f, 9, num(fl, "message_completion", "p999_us"));
-		put_num(f, 9, num(fl, "rtt", "p99_us"));
+			put_num(f, 9, cli_flow_num(fl, "rates", top_rates[r].name));
+		put_num(f, 9, cli_flow_num(fl, "message_completion", "p50_us"));
+		put_num(f, 9, cli_flow_num(fl, "message_completion", "p99_us"));
+		put_num(f, 9, cli_flow_num(fl, "message_completion", "p999_us"));
+		put_num(f, 9, cli_flow_num(fl, "rtt", "p99_us"));
 		fputc(' ', f);
 		put_groups(f, fl);
 		fputc('\n', f);
@@ -368,11 +323,11 @@ json_object *cli_top_json(const struct cli_top_view *v, json_object *flows)
 	size_t i;
 
 	json_object_object_add(o, "time", json_object_new_double(v->now));
-	json_object_object_add(o, "url", json_object_new_string(v->url));
+	json_object_object_add(o, "url", rd_json_str(v->url));
 	json_object_object_add(o, "interval_s", v->interval > 0 ?
 			       json_object_new_double(v->interval) : NULL);
 	json_object_object_add(o, "sort",
-			       json_object_new_string(v->sort ? v->sort : "p99"));
+			       rd_json_str(v->sort ? v->sort : "p99"));
 	json_object_object_add(o, "flow_count",
 			       json_object_new_int64(json_object_array_length(flows)));
 	json_object_object_add(o, "stragglers",
@@ -386,7 +341,7 @@ json_object *cli_top_json(const struct cli_top_view *v, json_object *flows)
 	}
 	json_object_object_add(o, "totals", tot);
 	if (v->error)
-		json_object_object_add(o, "error", json_object_new_string(v->error));
+		json_object_object_add(o, "error", rd_json_str(v->error));
 	json_object_object_add(o, "flows", json_object_get(flows));
 	return o;
 }
@@ -527,32 +482,6 @@ static double wall_now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* /flows.json as an array, or NULL with the reason in @msg. */
-static json_object *top_fetch(const char *url, const char *addr,
-			      const char *port, char *msg, size_t n)
-{
-	json_object *flows;
-	char *resp;
-	long status;
-
-	if (http_get(url, &resp, &status, msg, n))
-		return NULL;
-	if (status != 200) {
-		snprintf(msg, n, "roceccd at %s port %s answered HTTP %ld",
-			 addr, port, status);
-		free(resp);
-		return NULL;
-	}
-	flows = json_tokener_parse(resp);
-	free(resp);
-	if (!flows || !json_object_is_type(flows, json_type_array)) {
-		snprintf(msg, n, "roceccd's /flows.json is not a JSON array");
-		json_object_put(flows);
-		return NULL;
-	}
-	return flows;
-}
-
 /*
  * Wait until @deadline (monotonic seconds). 1 to quit ('q', a signal),
  * 2 to redraw now (the window was resized), 0 at the deadline or on space.
@@ -590,37 +519,34 @@ static int top_wait(double deadline)
 	}
 }
 
-int cli_top(const struct cli_top_opts *o, int argc, char **argv)
+/* The words after "top": 0 or CLI_EXIT_USAGE (with the message). */
+static int top_args(int argc, char **argv, const char **addr,
+		    const char **port, struct cli_top_view *v, double *delay,
+		    unsigned long *count)
 {
-	const char *addr = TOP_DEFAULT_ADDR, *port = TOP_DEFAULT_PORT;
-	char url[512], msg[1024];
-	struct cli_top_view v = { .url = url, .sort = "p99" };
-	json_object *prev = NULL, *shown = NULL, *empty;
-	unsigned long count = 0, frame;
-	double delay = 1.0, prev_t = 0;
-	bool interactive;
-	int ret = CLI_EXIT_OK;
+	json_object *empty;
+	int bad;
 
-	while (argc > 0) {
+	for (; argc > 0; argc -= 2, argv += 2) {
 		if (argc < 2) {
 			fprintf(stderr, "rocecc: top: '%s' needs a value\n",
 				argv[0]);
 			return CLI_EXIT_USAGE;
 		}
 		if (cli_matches(argv[0], "addr")) {
-			addr = argv[1];
+			*addr = argv[1];
 		} else if (cli_matches(argv[0], "port")) {
-			port = argv[1];
+			*port = argv[1];
 		} else if (cli_matches(argv[0], "sort")) {
-			v.sort = argv[1];
+			v->sort = argv[1];
 		} else if (cli_matches(argv[0], "delay")) {
-			if (cli_top_parse_delay(argv[1], &delay)) {
+			if (cli_top_parse_delay(argv[1], delay)) {
 				fprintf(stderr, "rocecc: top: delay: '%s' is not a number of seconds (0.1..3600)\n",
 					argv[1]);
 				return CLI_EXIT_USAGE;
 			}
 		} else if (cli_matches(argv[0], "count")) {
-			if (cli_top_parse_count(argv[1], &count)) {
+			if (cli_top_parse_count(argv[1], count)) {
 				fprintf(stderr, "rocecc: top: count: '%s' is not a number of frames (1..%lu)\n",
 					argv[1], TOP_COUNT_MAX);
 				return CLI_EXIT_USAGE;
@@ -630,29 +556,76 @@ int cli_top(const struct cli_top_opts *o, int argc, char **argv)
 				argv[0]);
 			return CLI_EXIT_USAGE;
 		}
-		argc -= 2;
-		argv += 2;
 	}
 	empty = json_object_new_array();
-	if (cli_top_sort(empty, v.sort)) {
+	bad = cli_top_sort(empty, v->sort);
+	json_object_put(empty);
+	if (bad) {
 		fprintf(stderr, "rocecc: top: sort: '%s' is not p50, p99, p999, rtt, tx, msgs or flow\n",
-			v.sort);
-		json_object_put(empty);
+			v->sort);
 		return CLI_EXIT_USAGE;
 	}
-	http_url(url, sizeof(url), addr, port, "/flows.json");
+	return 0;
+}
 
+/* Sleep until @deadline (monotonic seconds); batch mode. */
+static void top_sleep(double deadline)
+{
+	double left = deadline - mono_now();
+	struct timespec ts;
+
+	if (left <= 0)
+		return;
+	ts.tv_sec = (time_t)left;
+	ts.tv_nsec = (long)((left - (time_t)left) * 1e9);
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* One frame of @flows: -j (NDJSON), on the terminal, or batch text. */
+static void top_show(const struct cli_top_opts *o, bool interactive,
+		     unsigned long frame, const struct cli_top_view *v,
+		     json_object *flows)
+{
+	json_object *j;
+
+	if (o->json) {
+		j = cli_top_json(v, flows);
+		printf("%s\n", json_object_to_json_string_ext(j,
+			JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
+		json_object_put(j);
+	} else if (interactive) {
+		top_draw(v, flows);
+	} else {
+		if (frame)
+			putchar('\n');
+		cli_top_print(stdout, v, flows);
+	}
+}
+
+int cli_top(const struct cli_top_opts *o, int argc, char **argv)
+{
+	const char *addr = TOP_DEFAULT_ADDR, *port = TOP_DEFAULT_PORT;
+	char url[512], msg[1024];
+	struct cli_top_view v = { .url = url, .sort = "p99" };
+	json_object *prev = NULL, *empty, *cur;
+	unsigned long count = 0, frame;
+	double delay = 1.0, prev_t = 0, t;
+	bool interactive;
+	int ret, w;
+
+	ret = top_args(argc, argv, &addr, &port, &v, &delay, &count);
+	if (ret)
+		return ret;
+	http_url(url, sizeof(url), addr, port, "/flows.json");
 	interactive = !o->json && !count && isatty(STDOUT_FILENO);
 	if (interactive)
 		top_term_setup();
-
+	empty = json_object_new_array();
 	for (frame = 0; !top_stop; frame++) {
-		double t = mono_now(), deadline = t + delay;
-		json_object *cur;
-		int w;
-
+		t = mono_now();
 		v.now = wall_now();
-		cur = top_fetch(url, addr, port, msg, sizeof(msg));
+		cur = cli_flows_fetch(url, addr, port, msg, sizeof(msg));
 		if (!cur && !interactive) {
 			fprintf(stderr, "rocecc: top: %s\n", msg);
 			ret = CLI_EXIT_FAIL;
@@ -669,44 +642,21 @@ int cli_top(const struct cli_top_opts *o, int argc, char **argv)
 		} else {
 			v.error = msg;	/* and the last flows, as they were */
 		}
-		shown = prev ? prev : empty;
-
-		if (o->json) {
-			json_object *j = cli_top_json(&v, shown);
-
-			printf("%s\n", json_object_to_json_string_ext(j,
-				JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE));
-			json_object_put(j);
-		} else if (interactive) {
-			top_draw(&v, shown);
-		} else {
-			if (frame)
-				putchar('\n');
-			cli_top_print(stdout, &v, shown);
-		}
+		top_show(o, interactive, frame, &v, prev ? prev : empty);
 		if (fflush(stdout) == EOF || ferror(stdout)) {
 			ret = CLI_EXIT_FAIL;
 			break;
 		}
 		if (count && frame + 1 >= count)
 			break;
-		while ((w = interactive ? top_wait(deadline) : 0) == 2)
-			top_draw(&v, shown);
+		if (!interactive) {
+			top_sleep(t + delay);
+			continue;
+		}
+		while ((w = top_wait(t + delay)) == 2)
+			top_draw(&v, prev ? prev : empty);
 		if (w == 1)
 			break;
-		if (!interactive) {
-			double left = deadline - mono_now();
-
-			if (left > 0) {
-				struct timespec ts = {
-					.tv_sec = (time_t)left,
-					.tv_nsec = (long)((left - (time_t)left) * 1e9),
-				};
-
-				while (nanosleep(&ts, &ts) && errno == EINTR)
-					;
-			}
-		}
 	}
 	if (interactive)
 		top_restore();

@@ -120,7 +120,7 @@ static unsigned int rd_nparams(const struct rd_conf *c)
 void rd_bpf_sync(struct rd *rd, struct rd_netdev *nd)
 {
 	struct bpf_dp_dev_cfg c;
-	char err[512], kind[32], js[64];
+	char err[512], kind[32];
 	bool fresh = !nd->bpf_attached;
 	int e;
 
@@ -158,13 +158,12 @@ void rd_bpf_sync(struct rd *rd, struct rd_netdev *nd)
 	       fresh ? "mlx5 (or as adopted)" : "unchanged",
 	       rd_nparams(&rd->conf));
 	if (fresh)
-		rd_event(rd, "datapath_attached", "\"netdev\":%s,\"engine\":\"bpf\"",
-			 rd_jstr(nd->name, js, sizeof(js)));
+		rd_event(rd, "datapath_attached", "netdev", rd_json_str(nd->name),
+			 "engine", json_object_new_string("bpf"), NULL);
 }
 
 void rd_bpf_release(struct rd *rd, struct rd_netdev *nd, bool stopping)
 {
-	char js[64];
 	int e;
 
 	if (!nd->bpf_attached || !rd->bdp)
@@ -182,8 +181,8 @@ void rd_bpf_release(struct rd *rd, struct rd_netdev *nd, bool stopping)
 	rd_log(LOG_INFO_, "%s: BPF datapath detached%s", nd->name, stopping ?
 	       " (flows and counters kept pinned)" : "");
 	if (!stopping)
-		rd_event(rd, "datapath_detached", "\"netdev\":%s,\"engine\":\"bpf\"",
-			 rd_jstr(nd->name, js, sizeof(js)));
+		rd_event(rd, "datapath_detached", "netdev", rd_json_str(nd->name),
+			 "engine", json_object_new_string("bpf"), NULL);
 }
 
 /* Is @ifindex driven by the BPF engine of this daemon? */
@@ -273,7 +272,7 @@ int rd_bpf_stat_lines(struct rd *rd, FILE *f, const char *family,
 		      unsigned int stat)
 {
 	uint64_t v[__DCQCN_STAT_MAX];
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	int n = 0;
 	size_t i;
 

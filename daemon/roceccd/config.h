@@ -310,6 +310,21 @@ int rd_conf_set(struct rd_conf *c, const char *name, const char *section,
 		const char *key, const char *value, char *err, size_t errlen);
 
 /*
+ * The command-line flags that set a key (--listen, --port, ...): the long
+ * name of flag @i (without "--") and in *@letter its short form (0: none);
+ * NULL for @i past the last.
+ */
+const char *rd_conf_flag(unsigned int i, int *letter);
+
+/*
+ * Set the key of flag @i to @value, with the checks of the file; 0, or
+ * -EINVAL with "--NAME: 'VALUE' what is wrong" in @err (the words of the
+ * file's message). @c is untouched on failure.
+ */
+int rd_conf_set_flag(struct rd_conf *c, unsigned int i, const char *value,
+		     char *err, size_t errlen);
+
+/*
  * Checks across keys, after the file and the command line are applied:
  * [module] attach = yes with [datapath] engine none or bpf, group_by =
  * rankmap without [rankmap] file, [rankmap] host without file,
@@ -339,8 +354,10 @@ const char *rd_group_by_name(enum rd_group_by g);
 int rd_group_by_parse(const char *s);
 
 /*
- * Two configurations are the same (every field; module parameters that are
- * not set and bytes after a string's end do not count).
+ * Two configurations are the same as the file says them: rd_conf_print()
+ * writes the same text for both (so module parameters that are not set,
+ * bytes after a string's end and the bitmap of priorities that are not set
+ * do not count).
  */
 bool rd_conf_equal(const struct rd_conf *a, const struct rd_conf *b);
 

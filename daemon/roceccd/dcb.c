@@ -166,19 +166,103 @@ static bool drifted(const struct rd_conf *c, const struct dcbnl_ieee *a,
 	return false;
 }
 
+/*
+ * The watchdog and the tuner (pfcwd.c) own some of these values for a
+ * while: a priority whose PFC the watchdog turned off stays off until the
+ * storm is over (it turns it on again itself), and with tune = on the
+ * tuner's buffer sizes are the target ([pfc] buffer_size is only where it
+ * starts). @ch: rd_pfc_target()'s change bits for @p and @b, corrected.
+ */
+static int rd_pfc_owned(struct rd *rd, struct rd_netdev *nd,
+			const struct dcbnl_ieee *cur, struct ieee_pfc *p,
+			struct dcbnl_buffer *b, int ch)
+{
+	char a[32];
+
+	if (cur->have_pfc && (p->pfc_en & nd->wd_disabled)) {
+		rd_log(LOG_INFO_, "%s: PFC stays off on priority %s: the PFC watchdog holds it off until the storm is over",
+		       nd->name, dcbnl_prio_str(p->pfc_en & nd->wd_disabled, a,
+						sizeof(a)));
+		p->pfc_en &= (uint8_t)~nd->wd_disabled;
+		if (!memcmp(p, &cur->pfc, sizeof(*p)))
+			ch &= ~RD_PFC_CHANGE_PFC;
+	}
+	if (cur->have_buffer && rd_pfctune_target(rd, nd, b)) {
+		rd_log(LOG_INFO_, "%s: buffer sizes: the tuner's (tune = on), not [pfc] buffer_size",
+		       nd->name);
+		if (!memcmp(b, &cur->buf, sizeof(*b)))
+			ch &= ~RD_PFC_CHANGE_BUF;
+		else
+			ch |= RD_PFC_CHANGE_BUF;
+	}
+	return ch;
+}
+
+/*
+ * After setting @p (if @ch has RD_PFC_CHANGE_PFC) and @b (if it has
+ * RD_PFC_CHANGE_BUF): read the device back; what did not stick is an
+ * error, and nd->pfc_ok false (no re-apply loop). A buffer's size may
+ * read back rounded to the driver's cells.
+ */
+static void rd_pfc_verify(struct rd *rd, struct rd_netdev *nd, int ch,
+			  const struct ieee_pfc *p, const struct dcbnl_buffer *b,
+			  bool bad)
+{
+	struct dcbnl_ieee back;
+	char a[32], w[32];
+	int i;
+
+	if (dcbnl_get(rd->dcb, nd->name, &back)) {
+		rd_log(LOG_ERR_, "%s: reading PFC back: %s", nd->name,
+		       dcbnl_errmsg(rd->dcb));
+		rd->pfc_errors++;
+		return;
+	}
+	nd->dcb = back;
+	nd->pfc_ok = !bad;
+	nd->pfc_ref = back;
+	if ((ch & RD_PFC_CHANGE_PFC) &&
+	    (!back.have_pfc || back.pfc.pfc_en != p->pfc_en ||
+	     back.pfc.delay != p->delay || back.pfc.mbc != p->mbc)) {
+		rd_log(LOG_ERR_, "%s: PFC reads back priorities %s delay %u mbc %s, not %s %u %s as set",
+		       nd->name, dcbnl_prio_str(back.pfc.pfc_en, a, sizeof(a)),
+		       back.pfc.delay, back.pfc.mbc ? "on" : "off",
+		       dcbnl_prio_str(p->pfc_en, w, sizeof(w)), p->delay,
+		       p->mbc ? "on" : "off");
+		rd->pfc_errors++;
+		nd->pfc_ok = false;
+	}
+	if (!(ch & RD_PFC_CHANGE_BUF))
+		return;
+	for (i = 0; i < DCBNL_PRIOS; i++)
+		if (!back.have_buffer ||
+		    back.buf.prio2buffer[i] != b->prio2buffer[i]) {
+			rd_log(LOG_ERR_, "%s: priority %d reads back in buffer %u, not %u as set",
+			       nd->name, i, back.buf.prio2buffer[i],
+			       b->prio2buffer[i]);
+			rd->pfc_errors++;
+			nd->pfc_ok = false;
+			break;
+		}
+	for (i = 0; i < DCBNL_BUFFERS && back.have_buffer; i++)
+		if (back.buf.buffer_size[i] != b->buffer_size[i])
+			rd_log(LOG_WARN_, "%s: buffer %d reads back %u bytes (set %u)",
+			       nd->name, i, back.buf.buffer_size[i],
+			       b->buffer_size[i]);
+}
+
 /* Apply [pfc] to @nd, whose current state is @cur; @why: the occasion. */
 static void rd_pfc_apply(struct rd *rd, struct rd_netdev *nd,
 			 const struct dcbnl_ieee *cur, const char *why)
 {
 	struct ieee_pfc p = cur->pfc;
 	struct dcbnl_buffer b = cur->buf;
-	struct dcbnl_ieee back;
 	unsigned int speed = rd_sysfs_uint(nd->name, "speed");
 	unsigned int mtu = rd_sysfs_uint(nd->name, "mtu");
 	unsigned int n = 0;
 	bool bad = false;
-	char err[256], js[64];
-	int ch, e, i;
+	char err[256];
+	int ch;
 
 	nd->pfc_ok = false;
 	ch = rd_pfc_target(&rd->conf, speed, mtu, &p, cur->have_pfc, &b,
@@ -188,31 +272,7 @@ static void rd_pfc_apply(struct rd *rd, struct rd_netdev *nd,
 		rd->pfc_errors++;
 		return;
 	}
-	/*
-	 * The watchdog and the tuner (pfcwd.c) own some of these values
-	 * for a while: a priority whose PFC the watchdog turned off stays off
-	 * until the storm is over (it turns it on again itself), and with
-	 * tune = on the tuner's buffer sizes are the target ([pfc]
-	 * buffer_size is only where it starts).
-	 */
-	if (ch >= 0 && cur->have_pfc && (p.pfc_en & nd->wd_disabled)) {
-		char a[32];
-
-		rd_log(LOG_INFO_, "%s: PFC stays off on priority %s: the PFC watchdog holds it off until the storm is over",
-		       nd->name, dcbnl_prio_str(p.pfc_en & nd->wd_disabled, a,
-						sizeof(a)));
-		p.pfc_en &= (uint8_t)~nd->wd_disabled;
-		if (!memcmp(&p, &cur->pfc, sizeof(p)))
-			ch &= ~RD_PFC_CHANGE_PFC;
-	}
-	if (ch >= 0 && cur->have_buffer && rd_pfctune_target(rd, nd, &b)) {
-		rd_log(LOG_INFO_, "%s: buffer sizes: the tuner's (tune = on), not [pfc] buffer_size",
-		       nd->name);
-		if (!memcmp(&b, &cur->buf, sizeof(b)))
-			ch &= ~RD_PFC_CHANGE_BUF;
-		else
-			ch |= RD_PFC_CHANGE_BUF;
-	}
+	ch = rd_pfc_owned(rd, nd, cur, &p, &b, ch);
 	if (!ch) {
 		rd_log(LOG_INFO_, "%s: PFC and buffers already as configured (%s)",
 		       nd->name, why);
@@ -224,8 +284,7 @@ static void rd_pfc_apply(struct rd *rd, struct rd_netdev *nd,
 	 * PFC is turned on for its priorities */
 	if (ch & RD_PFC_CHANGE_BUF) {
 		n += log_buf(rd, nd, &cur->buf, &b, why, speed, mtu);
-		e = dcbnl_set_buffer(rd->dcb, nd->name, &b);
-		if (e) {
+		if (dcbnl_set_buffer(rd->dcb, nd->name, &b)) {
 			rd_log(LOG_ERR_, "%s: setting DCB buffers: %s%s", nd->name,
 			       dcbnl_errmsg(rd->dcb),
 			       ch & RD_PFC_CHANGE_PFC ? "; PFC is set all the same" : "");
@@ -237,8 +296,7 @@ static void rd_pfc_apply(struct rd *rd, struct rd_netdev *nd,
 	}
 	if (ch & RD_PFC_CHANGE_PFC) {
 		n += log_pfc(nd, &cur->pfc, &p, why);
-		e = dcbnl_set_pfc(rd->dcb, nd->name, &p);
-		if (e) {
+		if (dcbnl_set_pfc(rd->dcb, nd->name, &p)) {
 			rd_log(LOG_ERR_, "%s: setting PFC: %s", nd->name,
 			       dcbnl_errmsg(rd->dcb));
 			rd->pfc_errors++;
@@ -248,51 +306,9 @@ static void rd_pfc_apply(struct rd *rd, struct rd_netdev *nd,
 	if (!ch)
 		return;
 	rd->pfc_changes += n;
-	rd_event(rd, "pfc_applied", "\"netdev\":%s,\"changes\":%u",
-		 rd_jstr(nd->name, js, sizeof(js)), n);
-
-	/* read back */
-	e = dcbnl_get(rd->dcb, nd->name, &back);
-	if (e) {
-		rd_log(LOG_ERR_, "%s: reading PFC back: %s", nd->name,
-		       dcbnl_errmsg(rd->dcb));
-		rd->pfc_errors++;
-		return;
-	}
-	nd->dcb = back;
-	nd->pfc_ok = !bad;
-	nd->pfc_ref = back;
-	if ((ch & RD_PFC_CHANGE_PFC) &&
-	    (!back.have_pfc || back.pfc.pfc_en != p.pfc_en ||
-	     back.pfc.delay != p.delay || back.pfc.mbc != p.mbc)) {
-		char a[32], w[32];
-
-		rd_log(LOG_ERR_, "%s: PFC reads back priorities %s delay %u mbc %s, not %s %u %s as set",
-		       nd->name, dcbnl_prio_str(back.pfc.pfc_en, a, sizeof(a)),
-		       back.pfc.delay, back.pfc.mbc ? "on" : "off",
-		       dcbnl_prio_str(p.pfc_en, w, sizeof(w)), p.delay,
-		       p.mbc ? "on" : "off");
-		rd->pfc_errors++;
-		nd->pfc_ok = false;	/* would not stick: no re-apply loop */
-	}
-	if (ch & RD_PFC_CHANGE_BUF) {
-		for (i = 0; i < DCBNL_PRIOS; i++)
-			if (!back.have_buffer ||
-			    back.buf.prio2buffer[i] != b.prio2buffer[i]) {
-				rd_log(LOG_ERR_, "%s: priority %d reads back in buffer %u, not %u as set",
-				       nd->name, i, back.buf.prio2buffer[i],
-				       b.prio2buffer[i]);
-				rd->pfc_errors++;
-				nd->pfc_ok = false;
-				break;
-			}
-		for (i = 0; i < DCBNL_BUFFERS && back.have_buffer; i++)
-			if (back.buf.buffer_size[i] != b.buffer_size[i])
-				/* drivers round to their cells */
-				rd_log(LOG_WARN_, "%s: buffer %d reads back %u bytes (set %u)",
-				       nd->name, i, back.buf.buffer_size[i],
-				       b.buffer_size[i]);
-	}
+	rd_event(rd, "pfc_applied", "netdev", rd_json_str(nd->name),
+		 "changes", json_object_new_int64(n), NULL);
+	rd_pfc_verify(rd, nd, ch, &p, &b, bad);
 }
 
 void rd_dcb_sync(struct rd *rd, struct rd_netdev *nd)
@@ -361,7 +377,7 @@ void rd_dcb_metrics(struct rd *rd, FILE *f)
 	static const enum rd_family fam[] = {
 		RDF_PFC_ENABLED, RDF_PFC_REQUESTS, RDF_PFC_INDICATIONS,
 	};
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	unsigned int k;
 	size_t i;
 	int p;

@@ -15,6 +15,7 @@
 
 #include "flowmon.skel.h"
 #include "lib/rdma_nl.h"
+#include "lib/array.h"
 #include "roceccd.h"
 
 struct rd_netdev *rd_netdev_find(struct rd *rd, uint32_t ifindex)
@@ -37,31 +38,27 @@ struct rd_qp *rd_qp_find(struct rd *rd, uint32_t ifindex, uint32_t lqpn)
 	return NULL;
 }
 
-static void *grow(void *v, size_t *cap, size_t n, size_t elsz)
-{
-	void *p;
-
-	if (n < *cap)
-		return v;
-	p = realloc(v, (*cap ? *cap * 2 : 16) * elsz);
-	if (!p)
-		return NULL;
-	*cap = *cap ? *cap * 2 : 16;
-	return p;
-}
-
+/*
+ * The name of process @pid (/proc/PID/comm, which ends in a newline); a
+ * newline in the name itself stays (the output escapes it).
+ */
 static void rd_comm(uint32_t pid, char *buf, size_t n)
 {
 	char path[64];
+	size_t len;
 	FILE *f;
 
 	snprintf(buf, n, "?");
 	snprintf(path, sizeof(path), "/proc/%" PRIu32 "/comm", pid);
-	f = fopen(path, "r");
+	f = fopen(path, "re");
 	if (!f)
 		return;
-	if (fgets(buf, (int)n, f))
-		buf[strcspn(buf, "\n")] = '\0';
+	len = fread(buf, 1, n - 1, f);
+	if (len && buf[len - 1] == '\n')
+		len--;
+	buf[len] = '\0';
+	if (!len || memchr(buf, '\0', len))
+		snprintf(buf, n, "?");
 	fclose(f);
 }
 
@@ -102,91 +99,124 @@ static void rd_keep_dev_qps(struct rd *rd, const char *dev)
 			rd->qps[i].seen = true;
 }
 
+/* The @what dump of @d failed (-@err): logged, counted; its QPs are kept. */
+static void rd_dump_failed(struct rd *rd, const struct rdma_nl_dev *d,
+			   const char *what, int err)
+{
+	rd_log(LOG_WARN_, "%s: %s dump failed: %s", d->name, what,
+	       strerror(-err));
+	rd->poll_errors++;
+	rd_keep_dev_qps(rd, d->name);
+}
+
+/*
+ * The entry of QP @q on @port: the one we have (afresh if its number came
+ * back for a new QP), or a new one; NULL without memory.
+ */
+static struct rd_qp *rd_qp_entry(struct rd *rd, const struct rdma_nl_qp *q,
+				 const struct rdma_nl_port *port)
+{
+	struct rd_qp *e = rd_qp_find(rd, port->ifindex, q->lqpn);
+	void *p;
+
+	if (e && !e->gone)
+		return e;
+	if (e)	/* the number came back: a new QP */
+		rd_delete_flows(rd, port->ifindex, q->lqpn);
+	if (!e) {
+		p = array_grow(rd->qps, &rd->capqps, rd->nqps + 1,
+			       sizeof(*rd->qps));
+		if (!p)
+			return NULL;
+		rd->qps = p;
+		e = &rd->qps[rd->nqps++];
+	}
+	memset(e, 0, sizeof(*e));
+	e->ifindex = port->ifindex;
+	e->lqpn = q->lqpn;
+	e->rqpn = ~0u;
+	return e;
+}
+
+/* The port of @ports that QP @q runs on, NULL if none (or no netdev). */
+static const struct rdma_nl_port *rd_qp_port(const struct rdma_nl_qp *q,
+					     const struct rdma_nl_port *ports,
+					     size_t nports)
+{
+	size_t j;
+
+	for (j = 0; j < nports; j++)
+		if (!q->port || ports[j].port == q->port)
+			return ports[j].ifindex ? &ports[j] : NULL;
+	return NULL;
+}
+
+/* QP @q of device @d into entry @e, and its peer into the qps map. */
+static void rd_qp_update(struct rd *rd, struct rd_qp *e,
+			 const struct rdma_nl_qp *q,
+			 const struct rdma_nl_dev *d,
+			 const struct rdma_nl_port *port)
+{
+	struct flowmon_qp_key k = { .ifindex = e->ifindex, .lqpn = e->lqpn };
+	struct flowmon_qp v = { .rqpn = q->rqpn };
+
+	e->seen = true;
+	e->state = q->state;
+	if (e->pid != q->pid || !e->comm[0]) {
+		e->pid = q->pid;
+		if (q->pid)
+			rd_comm(q->pid, e->comm, sizeof(e->comm));
+		else
+			snprintf(e->comm, sizeof(e->comm), "%s",
+				 q->kern_name[0] ? q->kern_name : "kernel");
+	}
+	snprintf(e->dev, sizeof(e->dev), "%s", d->name);
+	snprintf(e->netdev, sizeof(e->netdev), "%s", port->netdev);
+	if (e->rqpn == q->rqpn)
+		return;
+	if (bpf_map_update_elem(bpf_map__fd(rd->skel->maps.qps), &k, &v,
+				BPF_ANY)) {
+		rd_log(LOG_WARN_, "%s QP %" PRIu32 ": qps map update: %s",
+		       d->name, q->lqpn, strerror(errno));
+		return;
+	}
+	rd_log(LOG_DEBUG_, "%s QP %" PRIu32 " -> %" PRIu32 " (%s[%" PRIu32 "], %s)",
+	       d->name, q->lqpn, q->rqpn, e->comm, e->pid,
+	       rdma_nl_qp_state_name(q->state));
+	e->rqpn = q->rqpn;
+}
+
 /* One device's QPs into our table and the qps map. */
 static void rd_learn_qps(struct rd *rd, const struct rdma_nl_dev *d,
 			 const struct rdma_nl_port *ports, size_t nports)
 {
-	int fd = bpf_map__fd(rd->skel->maps.qps);
+	const struct rdma_nl_port *port;
 	struct rdma_nl_qp *qps;
-	size_t n, i, j;
+	struct rd_qp *e;
+	size_t n, i;
 	int err;
 
 	err = rdma_nl_qps(&rd->nl, d->index, &qps, &n);
 	if (err) {
-		rd_log(LOG_WARN_, "%s: QP dump failed: %s", d->name,
-		       strerror(-err));
-		rd->poll_errors++;
-		rd_keep_dev_qps(rd, d->name);
+		rd_dump_failed(rd, d, "QP", err);
 		return;
 	}
 	for (i = 0; i < n; i++) {
 		const struct rdma_nl_qp *q = &qps[i];
-		const struct rdma_nl_port *port = NULL;
-		struct flowmon_qp_key k;
-		struct flowmon_qp v;
-		struct rd_qp *e;
 
 		if ((q->type != RDMA_NL_QPT_RC && q->type != RDMA_NL_QPT_UC) ||
 		    !q->has_rqpn || q->state < RDMA_NL_QPS_RTR ||
 		    q->state >= RDMA_NL_QPS_ERR)
 			continue;
-		for (j = 0; j < nports; j++)
-			if (!q->port || ports[j].port == q->port) {
-				port = &ports[j];
-				break;
-			}
-		if (!port || !port->ifindex)
+		port = rd_qp_port(q, ports, nports);
+		if (!port)
 			continue;
-		e = rd_qp_find(rd, port->ifindex, q->lqpn);
-		if (e && e->gone) {
-			/* the number came back: a new QP */
-			rd_delete_flows(rd, port->ifindex, q->lqpn);
-			memset(e, 0, sizeof(*e));
-			e->ifindex = port->ifindex;
-			e->lqpn = q->lqpn;
-			e->rqpn = ~0u;
-		}
+		e = rd_qp_entry(rd, q, port);
 		if (!e) {
-			void *p = grow(rd->qps, &rd->capqps, rd->nqps,
-				       sizeof(*rd->qps));
-
-			if (!p) {
-				rd_log(LOG_ERR_, "out of memory");
-				break;
-			}
-			rd->qps = p;
-			e = &rd->qps[rd->nqps++];
-			memset(e, 0, sizeof(*e));
-			e->ifindex = port->ifindex;
-			e->lqpn = q->lqpn;
-			e->rqpn = ~0u;
+			rd_log(LOG_ERR_, "out of memory");
+			break;
 		}
-		e->seen = true;
-		e->state = q->state;
-		if (e->pid != q->pid || !e->comm[0]) {
-			e->pid = q->pid;
-			if (q->pid)
-				rd_comm(q->pid, e->comm, sizeof(e->comm));
-			else
-				snprintf(e->comm, sizeof(e->comm), "%s",
-					 q->kern_name[0] ? q->kern_name : "kernel");
-		}
-		snprintf(e->dev, sizeof(e->dev), "%s", d->name);
-		snprintf(e->netdev, sizeof(e->netdev), "%s", port->netdev);
-		if (e->rqpn != q->rqpn) {
-			k.ifindex = e->ifindex;
-			k.lqpn = e->lqpn;
-			v.rqpn = q->rqpn;
-			if (bpf_map_update_elem(fd, &k, &v, BPF_ANY)) {
-				rd_log(LOG_WARN_, "%s QP %" PRIu32 ": qps map update: %s",
-				       d->name, q->lqpn, strerror(errno));
-				continue;
-			}
-			rd_log(LOG_DEBUG_, "%s QP %" PRIu32 " -> %" PRIu32 " (%s[%" PRIu32 "], %s)",
-			       d->name, q->lqpn, q->rqpn, e->comm, e->pid,
-			       rdma_nl_qp_state_name(q->state));
-			e->rqpn = q->rqpn;
-		}
+		rd_qp_update(rd, e, q, d, port);
 	}
 	free(qps);
 }
@@ -254,15 +284,20 @@ static void rd_prune(struct rd *rd, uint64_t now)
 	rd->nqps = o;
 }
 
-/* A new RoCE netdev @port of device @dev: flowmon attached; NULL if not */
-static struct rd_netdev *rd_netdev_add(struct rd *rd,
-				       const struct rdma_nl_dev *dev,
-				       const struct rdma_nl_port *port)
+/*
+ * The netdev of @port of device @d: the one we have, or a new one with
+ * flowmon attached (an event); NULL if that fails (tried next poll).
+ */
+static struct rd_netdev *rd_port_netdev(struct rd *rd,
+					const struct rdma_nl_dev *d,
+					const struct rdma_nl_port *port)
 {
-	struct rd_netdev *nd;
-	char j1[64], j2[64];
-	void *p = grow(rd->nds, &rd->capnds, rd->nnds, sizeof(*rd->nds));
+	struct rd_netdev *nd = rd_netdev_find(rd, port->ifindex);
+	void *p;
 
+	if (nd)
+		return nd;
+	p = array_grow(rd->nds, &rd->capnds, rd->nnds + 1, sizeof(*rd->nds));
 	if (!p)
 		return NULL;
 	rd->nds = p;
@@ -270,21 +305,20 @@ static struct rd_netdev *rd_netdev_add(struct rd *rd,
 	memset(nd, 0, sizeof(*nd));
 	nd->ifindex = port->ifindex;
 	snprintf(nd->name, sizeof(nd->name), "%s", port->netdev);
-	snprintf(nd->dev, sizeof(nd->dev), "%s", dev->name);
+	snprintf(nd->dev, sizeof(nd->dev), "%s", d->name);
 	nd->rank_host = -1;
 	if (rd_attach(rd, nd)) {
 		rd->poll_errors++;
-		return NULL;	/* retried next round */
+		return NULL;
 	}
 	rd->nnds++;
-	rd_event(rd, "netdev_attached", "\"netdev\":%s,\"dev\":%s",
-		 rd_jstr(nd->name, j1, sizeof(j1)),
-		 rd_jstr(nd->dev, j2, sizeof(j2)));
+	rd_event(rd, "netdev_attached", "netdev", rd_json_str(nd->name),
+		 "dev", rd_json_str(nd->dev), NULL);
 	return nd;
 }
 
-/* The netdevs of device @dev's @ports: attach new ones, and their work */
-static void rd_netdevs(struct rd *rd, const struct rdma_nl_dev *dev,
+/* The netdevs of device @d's @ports: attach new ones, and their work */
+static void rd_netdevs(struct rd *rd, const struct rdma_nl_dev *d,
 		       const struct rdma_nl_port *ports, size_t nports)
 {
 	struct rd_netdev *nd;
@@ -293,9 +327,7 @@ static void rd_netdevs(struct rd *rd, const struct rdma_nl_dev *dev,
 	for (j = 0; j < nports; j++) {
 		if (!ports[j].ifindex)
 			continue;
-		nd = rd_netdev_find(rd, ports[j].ifindex);
-		if (!nd)
-			nd = rd_netdev_add(rd, dev, &ports[j]);
+		nd = rd_port_netdev(rd, d, &ports[j]);
 		if (!nd)
 			continue;
 		nd->seen = true;
@@ -314,11 +346,9 @@ static void rd_netdevs_gone(struct rd *rd)
 		struct rd_netdev *nd = &rd->nds[i];
 
 		if (!nd->seen) {
-			char j1[64];
-
 			rd_log(LOG_INFO_, "%s: no longer an RDMA port", nd->name);
-			rd_event(rd, "netdev_gone", "\"netdev\":%s",
-				 rd_jstr(nd->name, j1, sizeof(j1)));
+			rd_event(rd, "netdev_gone", "netdev", rd_json_str(nd->name),
+				 NULL);
 			rd_dp_release(rd, nd, false);
 			rd_detach(nd);
 			continue;
@@ -328,6 +358,28 @@ static void rd_netdevs_gone(struct rd *rd)
 	rd->nnds = j;
 }
 
+/* RoCE device @d: its ports (with @netdevs their netdevs), then its QPs. */
+static void rd_scan_dev(struct rd *rd, const struct rdma_nl_dev *d,
+			bool netdevs)
+{
+	struct rdma_nl_port *ports = NULL;
+	size_t nports = 0, j;
+	int err;
+
+	err = rdma_nl_ports(&rd->nl, d->index, &ports, &nports);
+	if (err) {
+		rd_dump_failed(rd, d, "port", err);
+		for (j = 0; j < rd->nnds; j++)
+			if (!strcmp(rd->nds[j].dev, d->name))
+				rd->nds[j].seen = true;
+		return;
+	}
+	if (netdevs)
+		rd_netdevs(rd, d, ports, nports);
+	rd_learn_qps(rd, d, ports, nports);
+	free(ports);
+}
+
 /*
  * Devices, ports and QPs; with @netdevs also the netdevs' attachment and
  * work. false if the device dump failed (nothing learnt).
@@ -335,7 +387,7 @@ static void rd_netdevs_gone(struct rd *rd)
 static bool rd_scan(struct rd *rd, bool netdevs)
 {
 	struct rdma_nl_dev *devs = NULL;
-	size_t ndevs = 0, i, j;
+	size_t ndevs = 0, i;
 	int err;
 
 	err = rdma_nl_devices(&rd->nl, &devs, &ndevs);
@@ -348,29 +400,9 @@ static bool rd_scan(struct rd *rd, bool netdevs)
 		rd->nds[i].seen = false;
 	for (i = 0; i < rd->nqps; i++)
 		rd->qps[i].seen = false;
-
-	for (i = 0; i < ndevs; i++) {
-		struct rdma_nl_port *ports = NULL;
-		size_t nports = 0;
-
-		if (devs[i].protocol[0] && strcmp(devs[i].protocol, "roce"))
-			continue;
-		err = rdma_nl_ports(&rd->nl, devs[i].index, &ports, &nports);
-		if (err) {
-			rd_log(LOG_WARN_, "%s: port dump failed: %s",
-			       devs[i].name, strerror(-err));
-			rd->poll_errors++;
-			rd_keep_dev_qps(rd, devs[i].name);
-			for (j = 0; j < rd->nnds; j++)
-				if (!strcmp(rd->nds[j].dev, devs[i].name))
-					rd->nds[j].seen = true;
-			continue;
-		}
-		if (netdevs)
-			rd_netdevs(rd, &devs[i], ports, nports);
-		rd_learn_qps(rd, &devs[i], ports, nports);
-		free(ports);
-	}
+	for (i = 0; i < ndevs; i++)
+		if (!devs[i].protocol[0] || !strcmp(devs[i].protocol, "roce"))
+			rd_scan_dev(rd, &devs[i], netdevs);
 	free(devs);
 	if (netdevs)
 		rd_netdevs_gone(rd);

@@ -15,6 +15,7 @@
 
 #include "flowmon.skel.h"
 #include "lib/format.h"
+#include "lib/array.h"
 #include "roceccd.h"
 
 /* Name flow @key/@val from the QP table (under rd->lock). */
@@ -70,22 +71,22 @@ int rd_snap_take(struct rd *rd, struct rd_snap *s)
 		key = next;
 		prev = &key;
 		if (s->n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
+			size_t cv = cap, cf = cap;
 			void *pv, *pf;
 
-			if (nc > 4 * FLOWMON_MAX_FLOWS)
+			if (s->n >= 4 * FLOWMON_MAX_FLOWS)
 				break;
-			pv = realloc(s->v, nc * sizeof(*s->v));
+			pv = array_grow(s->v, &cv, s->n + 1, sizeof(*s->v));
 			if (pv)
 				s->v = pv;
-			pf = realloc(s->f, nc * sizeof(*s->f));
+			pf = array_grow(s->f, &cf, s->n + 1, sizeof(*s->f));
 			if (pf)
 				s->f = pf;
 			if (!pv || !pf) {
 				rd_snap_free(s);
 				return -ENOMEM;
 			}
-			cap = nc;
+			cap = cv;
 		}
 		if (bpf_map_lookup_elem_flags(fd, &key, &s->f[s->n], BPF_F_LOCK))
 			continue;
@@ -139,14 +140,14 @@ void rd_json_flow(struct rd *rd, const struct rd_flow_view *v,
 	const struct rd_fstate *st = rd_fstate_find(rd, &v->key);
 	unsigned int i;
 
-	json_object_object_add(o, "flow", json_object_new_string(v->name));
-	json_object_object_add(o, "comm", json_object_new_string(v->comm));
+	json_object_object_add(o, "flow", rd_json_str(v->name));
+	json_object_object_add(o, "comm", rd_json_str(v->comm));
 	json_object_object_add(o, "pid", json_object_new_int64(v->pid));
 	json_object_object_add(o, "lqpn", json_object_new_int64(v->lqpn));
 	json_object_object_add(o, "rqpn", json_object_new_int64(v->key.rqpn));
-	json_object_object_add(o, "peer", json_object_new_string(v->peer));
-	json_object_object_add(o, "dev", json_object_new_string(v->dev));
-	json_object_object_add(o, "netdev", json_object_new_string(v->netdev));
+	json_object_object_add(o, "peer", rd_json_str(v->peer));
+	json_object_object_add(o, "dev", rd_json_str(v->dev));
+	json_object_object_add(o, "netdev", rd_json_str(v->netdev));
 	json_object_object_add(o, "message_completion", rd_json_hist(&f->mct));
 	json_object_object_add(o, "rtt", rd_json_hist(&f->rtt));
 	cnt = json_object_new_object();
@@ -165,7 +166,7 @@ void rd_json_flow(struct rd *rd, const struct rd_flow_view *v,
 		snprintf(g, sizeof(g), "%s", st->groups);
 		for (tok = strtok_r(g, ",", &save); tok;
 		     tok = strtok_r(NULL, ",", &save))
-			json_object_array_add(ga, json_object_new_string(tok));
+			json_object_array_add(ga, rd_json_str(tok));
 	}
 	json_object_object_add(o, "groups", ga);
 	w = json_object_new_object();
@@ -182,7 +183,7 @@ void rd_json_flow(struct rd *rd, const struct rd_flow_view *v,
 		char g[64];
 
 		rd_group_label(st->sgroup, v, g, sizeof(g));
-		json_object_object_add(o, "straggler_group", json_object_new_string(g));
+		json_object_object_add(o, "straggler_group", rd_json_str(g));
 		json_object_object_add(o, "group_median_us", json_object_new_double(
 			(double)st->smedian_ns / 1e3));
 		json_object_object_add(o, "ratio", json_object_new_double(st->ratio));
@@ -204,11 +205,13 @@ void rd_text_flow(struct rd *rd, const struct rd_flow_view *v,
 		  const struct flowmon_flow *f, void *arg)
 {
 	const struct rd_fstate *st = rd_fstate_find(rd, &v->key);
+	char name[RD_TEXT_MAX(sizeof(v->name))], dev[RD_TEXT_MAX(sizeof(v->dev))];
 	FILE *out = arg;
 	unsigned int i;
 
 	fprintf(out, "%c %-40s %-8s %9" PRIu64, st && st->straggler ? '!' : ' ',
-		v->name, v->dev,
+		rd_text_line(v->name, name, sizeof(name)),
+		rd_text_line(v->dev, dev, sizeof(dev)),
 		rd_hist_count(f->mct.bucket));
 	for (i = 0; i < 3; i++)
 		rd_us(out, &f->mct, rd_ppm[i]);

@@ -16,6 +16,7 @@
 
 #include "lib/format.h"
 #include "policy/straggler.h"
+#include "lib/array.h"
 #include "roceccd.h"
 
 /* The rank-map host of @nd: [rankmap] host, else an address, else hostname. */
@@ -183,6 +184,137 @@ static int rd_fstate_sort(const void *a, const void *b)
 			  &((const struct rd_fstate *)b)->key);
 }
 
+/* A state for every flow of @snap that has none; false without memory. */
+static bool rd_fstate_add(struct rd *rd, const struct rd_snap *snap)
+{
+	size_t i, nadd = 0;
+	void *p;
+
+	for (i = 0; i < snap->n; i++) {
+		if (rd_fstate_find(rd, &snap->v[i].key))
+			continue;
+		p = array_grow(rd->fs, &rd->capfs, rd->nfs + nadd + 1,
+			       sizeof(*rd->fs));
+		if (!p)
+			return false;
+		rd->fs = p;
+		memset(&rd->fs[rd->nfs + nadd], 0, sizeof(*rd->fs));
+		rd->fs[rd->nfs + nadd].key = snap->v[i].key;
+		nadd++;
+	}
+	rd->nfs += nadd;
+	if (nadd)	/* rd_fstate_find() searches the sorted array */
+		qsort(rd->fs, rd->nfs, sizeof(*rd->fs), rd_fstate_sort);
+	return true;
+}
+
+/*
+ * The PFC buffer tuner's latency input: per netdev, the p99.9 of the
+ * windowed histograms of all its flows summed (@tail, rd->nnds of them;
+ * flowmon does not know a flow's DSCP, hence its priority). NULL @tail:
+ * none.
+ */
+static void rd_tails(struct rd *rd, const __u64 *tail)
+{
+	size_t i;
+
+	for (i = 0; i < rd->nnds; i++) {
+		struct rd_netdev *tnd = &rd->nds[i];
+		const __u64 *h = tail ? &tail[i * FLOWMON_HIST_BUCKETS] : NULL;
+		uint64_t ns = 0;
+
+		tnd->tail_ns = tnd->tail_samples = 0;
+		if (!h)
+			continue;
+		tnd->tail_samples = rd_hist_count(h);
+		if (tnd->tail_samples && rd_hist_percentile(h, 999000, &ns))
+			tnd->tail_ns = ns;
+		else
+			tnd->tail_samples = 0;
+	}
+}
+
+/*
+ * Flow @i of @snap in the window: its state's histogram delta (into
+ * @delta, added to its netdev's in @tail if not NULL), p99 and groups, and
+ * its strag_eval() item @it with the group keys at @gkeys.
+ */
+static void rd_strag_item(struct rd *rd, const struct rd_snap *snap,
+			  size_t i, uint64_t now, __u64 *delta, __u64 *tail,
+			  struct strag_item *it, uint64_t *gkeys)
+{
+	struct rd_fstate *st = rd_fstate_find(rd, &snap->v[i].key);
+	struct rd_netdev *tnd;
+	uint64_t ns = 0;
+	size_t b;
+
+	st->seen = true;
+	st->win_samples = strag_win_delta(&st->win, snap->f[i].mct.bucket,
+					  now, rd->conf.window_ms, delta);
+	st->win_p99_ns = rd_hist_percentile(delta, 990000, &ns) ? ns : 0;
+	tnd = tail ? rd_netdev_find(rd, snap->v[i].key.ifindex) : NULL;
+	if (tnd) {
+		__u64 *acc = &tail[(size_t)(tnd - rd->nds) * FLOWMON_HIST_BUCKETS];
+
+		for (b = 0; b < FLOWMON_HIST_BUCKETS; b++)
+			acc[b] += delta[b];
+	}
+	rd_rank_groups(rd, &snap->v[i], gkeys, 0, st->groups,
+		       sizeof(st->groups));
+	it->p99_ns = st->win_p99_ns;
+	it->samples = st->win_samples;
+	it->groups = gkeys;
+	it->ngroups = rd_strag_groups(rd, &snap->v[i], gkeys, RD_MAX_GROUPS);
+	it->was_straggler = st->straggler;
+}
+
+/* Flow @v's verdict @it: a log line and an event if it changed. */
+static void rd_strag_verdict(struct rd *rd, const struct rd_flow_view *v,
+			     const struct strag_item *it)
+{
+	struct rd_fstate *st = rd_fstate_find(rd, &v->key);
+	double p99_us, median_us;
+	bool idle;
+	char g[64];
+
+	st->ratio = it->ratio;
+	if (it->straggler) {
+		st->sgroup = it->group;
+		st->smedian_ns = it->median_ns;
+		st->sflows = it->group_flows;
+	}
+	if (it->straggler == st->straggler)
+		return;
+	st->straggler = it->straggler;
+	rd_group_label(st->sgroup, v, g, sizeof(g));
+	p99_us = (double)st->win_p99_ns / 1e3;
+	median_us = (double)st->smedian_ns / 1e3;
+	if (st->straggler) {
+		rd->straggler_flagged++;
+		rd_log(LOG_WARN_, "straggler: %s: message completion p99 %.1f us is %.2f x the median %.1f us of group %s (%u flows, factor %.2f)",
+		       v->name, p99_us, st->ratio, median_us, g, st->sflows,
+		       rd->conf.factor);
+		rd_event(rd, "straggler", "flow", rd_json_str(v->name),
+			 "group", rd_json_str(g),
+			 "p99_us", rd_jfixed(p99_us, "%.1f"),
+			 "group_median_us", rd_jfixed(median_us, "%.1f"),
+			 "ratio", rd_jfixed(st->ratio, "%.3f"),
+			 "group_flows", json_object_new_int64(st->sflows), NULL);
+		return;
+	}
+	idle = st->win_samples < rd->conf.min_messages;
+	if (idle)
+		rd_log(LOG_INFO_, "straggler no more: %s: %" PRIu64 " messages in the window, fewer than min_messages",
+		       v->name, st->win_samples);
+	else
+		rd_log(LOG_INFO_, "straggler no more: %s: p99 %.1f us, %.2f x the median of group %s",
+		       v->name, p99_us, st->ratio, g);
+	rd_event(rd, "straggler_cleared", "flow", rd_json_str(v->name),
+		 "group", rd_json_str(g), "p99_us", rd_jfixed(p99_us, "%.1f"),
+		 "reason", rd_json_str(idle ? "idle" : "back within the factor"),
+		 NULL);
+}
+
 /*
  * One straggler round, after a poll (under rd->lock): every flow's message
  * completion histogram over the window, its groups, strag_eval(), and a
@@ -200,138 +332,34 @@ void rd_strag_round(struct rd *rd, uint64_t now)
 	struct strag_item *it = NULL;
 	uint64_t *gkeys = NULL;
 	__u64 *delta = NULL, *tail = NULL;
-	size_t i, o, nadd = 0;
+	size_t i, o;
 	int ret;
 
 	if (rd_snap_take(rd, &snap))
 		return;
 	for (i = 0; i < rd->nfs; i++)
 		rd->fs[i].seen = false;
-	/* new flows get a state; the array is sorted again below */
-	for (i = 0; i < snap.n; i++) {
-		if (rd_fstate_find(rd, &snap.v[i].key))
-			continue;
-		if (rd->nfs + nadd >= rd->capfs) {
-			size_t nc = rd->capfs ? rd->capfs * 2 : 64;
-			void *p = realloc(rd->fs, nc * sizeof(*rd->fs));
-
-			if (!p)
-				goto out;
-			rd->fs = p;
-			rd->capfs = nc;
-		}
-		memset(&rd->fs[rd->nfs + nadd], 0, sizeof(*rd->fs));
-		rd->fs[rd->nfs + nadd].key = snap.v[i].key;
-		nadd++;
-	}
-	rd->nfs += nadd;
-	if (nadd)
-		qsort(rd->fs, rd->nfs, sizeof(*rd->fs), rd_fstate_sort);
-
+	if (!rd_fstate_add(rd, &snap))
+		goto out;
 	it = calloc(snap.n ? snap.n : 1, sizeof(*it));
 	gkeys = calloc((snap.n ? snap.n : 1) * RD_MAX_GROUPS, sizeof(*gkeys));
 	delta = malloc(sizeof(__u64) * FLOWMON_HIST_BUCKETS);
 	if (!it || !gkeys || !delta)
 		goto out;
-	/*
-	 * The PFC buffer tuner's latency input: per netdev, the windowed
-	 * histograms of all its flows summed (flowmon does not know a flow's
-	 * DSCP, hence its priority).
-	 */
 	if (rd->conf.pfc_tune != RD_PFCTUNE_OFF && rd->nnds)
 		tail = calloc(rd->nnds * FLOWMON_HIST_BUCKETS, sizeof(__u64));
-	for (i = 0; i < snap.n; i++) {
-		struct rd_fstate *st = rd_fstate_find(rd, &snap.v[i].key);
-		uint64_t ns = 0;
-
-		st->seen = true;
-		st->win_samples = strag_win_delta(&st->win, snap.f[i].mct.bucket,
-						  now, rd->conf.window_ms, delta);
-		st->win_p99_ns = rd_hist_percentile(delta, 990000, &ns) ? ns : 0;
-		if (tail) {
-			struct rd_netdev *tnd = rd_netdev_find(rd,
-							       snap.v[i].key.ifindex);
-			size_t b;
-
-			if (tnd) {
-				__u64 *acc = &tail[(size_t)(tnd - rd->nds) *
-						   FLOWMON_HIST_BUCKETS];
-
-				for (b = 0; b < FLOWMON_HIST_BUCKETS; b++)
-					acc[b] += delta[b];
-			}
-		}
-		rd_rank_groups(rd, &snap.v[i], gkeys, 0, st->groups,
-			       sizeof(st->groups));
-		it[i].p99_ns = st->win_p99_ns;
-		it[i].samples = st->win_samples;
-		it[i].groups = &gkeys[i * RD_MAX_GROUPS];
-		it[i].ngroups = rd_strag_groups(rd, &snap.v[i],
-						&gkeys[i * RD_MAX_GROUPS],
-						RD_MAX_GROUPS);
-		it[i].was_straggler = st->straggler;
-	}
-	for (i = 0; i < rd->nnds; i++) {
-		struct rd_netdev *tnd = &rd->nds[i];
-		uint64_t ns = 0;
-
-		tnd->tail_ns = tnd->tail_samples = 0;
-		if (!tail)
-			continue;
-		tnd->tail_samples = rd_hist_count(&tail[i * FLOWMON_HIST_BUCKETS]);
-		if (tnd->tail_samples &&
-		    rd_hist_percentile(&tail[i * FLOWMON_HIST_BUCKETS], 999000, &ns))
-			tnd->tail_ns = ns;
-		else
-			tnd->tail_samples = 0;
-	}
+	for (i = 0; i < snap.n; i++)
+		rd_strag_item(rd, &snap, i, now, delta, tail, &it[i],
+			      &gkeys[i * RD_MAX_GROUPS]);
+	rd_tails(rd, tail);
 	ret = strag_eval(it, snap.n, &sc);
 	if (ret < 0) {
 		rd_log(LOG_WARN_, "straggler evaluation: %s", strerror(-ret));
 		goto out;
 	}
 	rd->nstragglers = (unsigned int)ret;
-	for (i = 0; i < snap.n; i++) {
-		struct rd_fstate *st = rd_fstate_find(rd, &snap.v[i].key);
-		char g[64], jf[320], jg[96];
-
-		st->ratio = it[i].ratio;
-		if (it[i].straggler) {
-			st->sgroup = it[i].group;
-			st->smedian_ns = it[i].median_ns;
-			st->sflows = it[i].group_flows;
-		}
-		if (it[i].straggler == st->straggler)
-			continue;
-		st->straggler = it[i].straggler;
-		rd_group_label(st->sgroup, &snap.v[i], g, sizeof(g));
-		rd_jstr(snap.v[i].name, jf, sizeof(jf));
-		rd_jstr(g, jg, sizeof(jg));
-		if (st->straggler) {
-			rd->straggler_flagged++;
-			rd_log(LOG_WARN_, "straggler: %s: message completion p99 %.1f us is %.2f x the median %.1f us of group %s (%u flows, factor %.2f)",
-			       snap.v[i].name, (double)st->win_p99_ns / 1e3,
-			       st->ratio, (double)st->smedian_ns / 1e3, g,
-			       st->sflows, rd->conf.factor);
-			rd_event(rd, "straggler", "\"flow\":%s,\"group\":%s,\"p99_us\":%.1f,\"group_median_us\":%.1f,\"ratio\":%.3f,\"group_flows\":%u",
-				 jf, jg, (double)st->win_p99_ns / 1e3,
-				 (double)st->smedian_ns / 1e3, st->ratio,
-				 st->sflows);
-		} else {
-			bool idle = st->win_samples < rd->conf.min_messages;
-
-			if (idle)
-				rd_log(LOG_INFO_, "straggler no more: %s: %" PRIu64 " messages in the window, fewer than min_messages",
-				       snap.v[i].name, st->win_samples);
-			else
-				rd_log(LOG_INFO_, "straggler no more: %s: p99 %.1f us, %.2f x the median of group %s",
-				       snap.v[i].name, (double)st->win_p99_ns / 1e3,
-				       st->ratio, g);
-			rd_event(rd, "straggler_cleared", "\"flow\":%s,\"group\":%s,\"p99_us\":%.1f,\"reason\":\"%s\"",
-				 jf, jg, (double)st->win_p99_ns / 1e3,
-				 idle ? "idle" : "back within the factor");
-		}
-	}
+	for (i = 0; i < snap.n; i++)
+		rd_strag_verdict(rd, &snap.v[i], &it[i]);
 	/* forget flows that left the map */
 	for (i = o = 0; i < rd->nfs; i++)
 		if (rd->fs[i].seen)

@@ -133,6 +133,7 @@ static int rd_page_events(struct rd *rd, struct MHD_Connection *conn,
 	n = rd_events_after(rd->ev, newest, since, ev, RD_EVENTS, &lost);
 	pthread_mutex_unlock(&rd->lock);
 	rd_events_json(f, newest, lost, ev, n);
+	rd_events_put(ev, n);
 	free(ev);
 	pg->type = "application/json";
 	return 0;

@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "lib/format.h"
+#include "lib/array.h"
 #include "roceccd.h"
 
 #define BIT(n)	(1U << (n))
@@ -60,9 +61,9 @@ struct rd_hw *rd_hw_find(struct rd *rd, const char *netdev)
 
 static struct rd_hw *hw_port(struct rd *rd, const struct hwcc_dev *d)
 {
-	char j1[64], j2[64];
 	struct rd_hw *h;
 	size_t i;
+	void *p;
 
 	for (i = 0; i < rd->nhws; i++)
 		if (!strcmp(rd->hws[i].d.ibdev, d->ibdev) &&
@@ -70,23 +71,18 @@ static struct rd_hw *hw_port(struct rd *rd, const struct hwcc_dev *d)
 			rd->hws[i].d = *d;	/* the netdev may be renamed */
 			return &rd->hws[i];
 		}
-	if (rd->nhws == rd->caphws) {
-		size_t cap = rd->caphws ? 2 * rd->caphws : 4;
-		void *p = realloc(rd->hws, cap * sizeof(*rd->hws));
-
-		if (!p)
-			return NULL;
-		rd->hws = p;
-		rd->caphws = cap;
-	}
+	p = array_grow(rd->hws, &rd->caphws, rd->nhws + 1, sizeof(*rd->hws));
+	if (!p)
+		return NULL;
+	rd->hws = p;
 	h = &rd->hws[rd->nhws++];
 	memset(h, 0, sizeof(*h));
 	h->d = *d;
 	rd_log(LOG_INFO_, "%s: %s port %u runs DCQCN in firmware (mlx5, %s; %s)",
 	       hw_name(h), d->ibdev, d->port, d->fn, d->cc_dir);
-	rd_event(rd, "hw_found", "\"netdev\":%s,\"dev\":%s,\"port\":%u",
-		 rd_jstr(d->netdev, j1, sizeof(j1)),
-		 rd_jstr(d->ibdev, j2, sizeof(j2)), d->port);
+	rd_event(rd, "hw_found", "netdev", rd_json_str(d->netdev),
+		 "dev", rd_json_str(d->ibdev),
+		 "port", json_object_new_int64(d->port), NULL);
 	return h;
 }
 
@@ -115,7 +111,7 @@ static void hw_apply(struct rd *rd, struct rd_hw *h)
 	struct hwcc_write done[HWCC_NFILES_MAX];
 	const struct rocecc_param_info *pi;
 	struct rocecc_params want;
-	char err[512], js[64], jn[64], from[16];
+	char err[512], from[16];
 	uint32_t mask;
 	size_t nd, k;
 	int r;
@@ -134,11 +130,10 @@ static void hw_apply(struct rd *rd, struct rd_hw *h)
 			 done[k].from);
 		rd_log(LOG_INFO_, "%s: firmware %s %s -> %u %s ([hw] apply)",
 		       hw_name(h), pi->name, from, done[k].to, pi->unit);
-		rd_event(rd, "hw_params",
-			 "\"netdev\":%s,\"param\":%s,\"from\":%u,\"to\":%u",
-			 rd_jstr(hw_name(h), js, sizeof(js)),
-			 rd_jstr(pi->name, jn, sizeof(jn)), done[k].from,
-			 done[k].to);
+		rd_event(rd, "hw_params", "netdev", rd_json_str(hw_name(h)),
+			 "param", rd_json_str(pi->name),
+			 "from", json_object_new_int64(done[k].from),
+			 "to", json_object_new_int64(done[k].to), NULL);
 	}
 	h->writes += nd;
 	if (r < 0) {
@@ -183,7 +178,6 @@ static void hw_counters(struct rd *rd, struct rd_hw *h)
 
 static void hw_gone(struct rd *rd)
 {
-	char j1[64], j2[64];
 	size_t i, j;
 
 	for (i = 0, j = 0; i < rd->nhws; i++) {
@@ -192,9 +186,8 @@ static void hw_gone(struct rd *rd)
 		if (!h->seen) {
 			rd_log(LOG_INFO_, "%s: %s port %u is gone", hw_name(h),
 			       h->d.ibdev, h->d.port);
-			rd_event(rd, "hw_gone", "\"netdev\":%s,\"dev\":%s",
-				 rd_jstr(h->d.netdev, j1, sizeof(j1)),
-				 rd_jstr(h->d.ibdev, j2, sizeof(j2)));
+			rd_event(rd, "hw_gone", "netdev", rd_json_str(h->d.netdev),
+				 "dev", rd_json_str(h->d.ibdev), NULL);
 			continue;
 		}
 		rd->hws[j++] = *h;
@@ -277,7 +270,7 @@ bool rd_hw_pfc(struct rd *rd, const char *netdev, struct rd_mod_pfc *m)
 void rd_hw_stat_lines(struct rd *rd, FILE *f, const char *family,
 		      unsigned int stat)
 {
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	size_t i;
 
 	for (i = 0; i < rd->nhws; i++) {
@@ -304,7 +297,7 @@ bool rd_hw_has_stat(const struct rd *rd, unsigned int stat)
 
 void rd_hw_pfc_lines(struct rd *rd, FILE *f, const char *family, bool tx)
 {
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	struct hwcc_pfc pf;
 	unsigned int p;
 	size_t i;
@@ -328,7 +321,7 @@ void rd_hw_pfc_lines(struct rd *rd, FILE *f, const char *family, bool tx)
 static void hw_param_metrics(struct rd *rd, FILE *f)
 {
 	const struct rocecc_param_info *pi;
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	unsigned int id;
 	size_t i;
 
@@ -367,7 +360,7 @@ void rd_hw_metrics(struct rd *rd, FILE *f)
 		{ RDF_PFC_PAUSED, HWCC_PC_RX_PAUSE_DURATION },
 		{ RDF_PFC_PAUSING, HWCC_PC_TX_PAUSE_DURATION },
 	};
-	char esc[2 * IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	unsigned int k, p;
 	size_t i;
 

@@ -18,6 +18,7 @@
 #include "lib/bpf_dp.h"
 #include "lib/format.h"
 #include "lib/parse.h"
+#include "lib/rocecc_dev.h"
 #include "lib/rocecc_nl.h"
 #include "roceccd.h"
 
@@ -153,7 +154,6 @@ static bool rd_mod_bpf_there(struct rd *rd, struct rd_netdev *nd)
 /* Bring rocecc.ko's attachment of @nd in line with @want (dp.c decides). */
 void rd_mod_sync(struct rd *rd, struct rd_netdev *nd, bool want)
 {
-	char js[64];
 	int err;
 
 	if (!want && !nd->mod_attached)
@@ -177,8 +177,8 @@ void rd_mod_sync(struct rd *rd, struct rd_netdev *nd, bool want)
 				return;
 			}
 			rd_log(LOG_INFO_, "%s: rocecc.ko detached (config)", nd->name);
-			rd_event(rd, "module_detached", "\"netdev\":%s",
-				 rd_jstr(nd->name, js, sizeof(js)));
+			rd_event(rd, "module_detached",
+				 "netdev", rd_json_str(nd->name), NULL);
 		}
 		nd->mod_attached = false;	/* the qdisc: dp.c */
 		nd->mod_gen = 0;
@@ -202,8 +202,8 @@ void rd_mod_sync(struct rd *rd, struct rd_netdev *nd, bool want)
 		nd->mod_attached = true;
 		nd->mod_gen = 0;
 		rd_log(LOG_INFO_, "%s: rocecc.ko attached", nd->name);
-		rd_event(rd, "module_attached", "\"netdev\":%s",
-			 rd_jstr(nd->name, js, sizeof(js)));
+		rd_event(rd, "module_attached",
+			 "netdev", rd_json_str(nd->name), NULL);
 	} else if (!nd->mod_attached && !nd->mod_gen) {
 		rd_log(LOG_INFO_, "%s: rocecc.ko already attached: adopted (not detached on exit)",
 		       nd->name);
@@ -247,31 +247,18 @@ struct rd_mod_ctx {
 static int rd_mod_stat_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct rd_mod_ctx *c = data;
-	struct nlattr *a, *s;
-	const char *name = NULL;
-	char esc[2 * IF_NAMESIZE];
+	struct rocecc_dev_info d;
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
+	unsigned int t;
 
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(a) == ROCECC_A_DEV_NAME)
-			name = mnl_attr_get_str(a);
-	}
-	if (!name)
+	if (rocecc_dev_parse(nlh, &d) || !d.name)
 		return MNL_CB_OK;
-	rd_prom_escape(name, esc, sizeof(esc));
+	rd_prom_escape(d.name, esc, sizeof(esc));
 	c->ndev++;
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		if (mnl_attr_get_type(a) != ROCECC_A_STATS)
-			continue;
-		mnl_attr_for_each_nested(s, a) {
-			uint16_t t = mnl_attr_get_type(s);
-
-			if (t >= __ROCECC_STAT_MAX ||
-			    mnl_attr_get_payload_len(s) != 8 || !c->mf[t])
-				continue;
+	for (t = 0; t <= ROCECC_STAT_MAX; t++)
+		if (d.have_stat[t] && c->mf[t])
 			fprintf(c->mf[t], "{netdev=\"%s\",engine=\"module\"} %" PRIu64 "\n",
-				esc, mnl_attr_get_u64(s));
-		}
-	}
+				esc, d.stat[t]);
 	return MNL_CB_OK;
 }
 
@@ -287,7 +274,7 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
 
-		char esc[2 * IF_NAMESIZE];
+		char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 
 		rd_prom_escape(nd->name, esc, sizeof(esc));
 		fprintf(f, "%s{netdev=\"%s\"} %d\n", rd_fam(RDF_MODULE_ATTACHED),
@@ -336,97 +323,40 @@ void rd_mod_metrics(struct rd *rd, FILE *f)
 
 /* ---- PFC counters for the watchdog and the tuner (pfcwd.c) ------------ */
 
-static void rd_mod_pfc_prio(const struct nlattr *nest, struct rd_mod_pfc *out)
+/* One priority of the PFC nest, as the watchdog and the tuner read it. */
+static void rd_mod_pfc_prio(const struct rocecc_dev_prio *p,
+			    struct rd_mod_pfc_prio *pp)
 {
-	struct rd_mod_pfc_prio pp;
-	const struct nlattr *a;
-	int prio = -1;
-
-	memset(&pp, 0, sizeof(pp));
-	mnl_attr_for_each_nested(a, nest) {
-		uint16_t t = mnl_attr_get_type(a);
-		uint16_t len = mnl_attr_get_payload_len(a);
-		uint64_t v = len == 8 ? mnl_attr_get_u64(a) :
-			     len == 4 ? mnl_attr_get_u32(a) :
-			     len == 1 ? mnl_attr_get_u8(a) : 0;
-
-		switch (t) {
-		case ROCECC_PFC_PRIO_A_PRIO:
-			if (len == 1)
-				prio = mnl_attr_get_u8(a);
-			break;
-		case ROCECC_PFC_PRIO_A_INDICATIONS:
-			pp.indications = v;
-			break;
-		case ROCECC_PFC_PRIO_A_REQUESTS:
-			pp.requests = v;
-			break;
-		case ROCECC_PFC_PRIO_A_TX_PAUSED:
-			pp.tx_paused = v != 0;
-			pp.have_tx_paused = len == 1;
-			break;
-		case ROCECC_PFC_PRIO_A_TX_PAUSE_NS:
-			pp.tx_pause_ns = v;
-			pp.have_tx_pause_ns = len == 8;
-			break;
-		case ROCECC_PFC_PRIO_A_TX_PACKETS:
-			pp.tx_packets = v;
-			pp.have_tx_packets = len == 8;
-			break;
-		case ROCECC_PFC_PRIO_A_TX_BYTES:
-			pp.tx_bytes = v;
-			pp.have_tx_bytes = len == 8;
-			break;
-		default:
-			break;
-		}
-	}
-	if (prio < 0 || prio >= DCBNL_PRIOS)
-		return;
-	pp.have = true;
-	out->prio[prio] = pp;
+	memset(pp, 0, sizeof(*pp));
+	pp->have = true;
+	pp->indications = p->v[ROCECC_PFC_PRIO_A_INDICATIONS];
+	pp->requests = p->v[ROCECC_PFC_PRIO_A_REQUESTS];
+	pp->tx_paused = p->v[ROCECC_PFC_PRIO_A_TX_PAUSED] != 0;
+	pp->have_tx_paused = p->len[ROCECC_PFC_PRIO_A_TX_PAUSED] == 1;
+	pp->tx_pause_ns = p->v[ROCECC_PFC_PRIO_A_TX_PAUSE_NS];
+	pp->have_tx_pause_ns = p->len[ROCECC_PFC_PRIO_A_TX_PAUSE_NS] == 8;
+	pp->tx_packets = p->v[ROCECC_PFC_PRIO_A_TX_PACKETS];
+	pp->have_tx_packets = p->len[ROCECC_PFC_PRIO_A_TX_PACKETS] == 8;
+	pp->tx_bytes = p->v[ROCECC_PFC_PRIO_A_TX_BYTES];
+	pp->have_tx_bytes = p->len[ROCECC_PFC_PRIO_A_TX_BYTES] == 8;
 }
 
 static int rd_mod_pfc_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct rd_mod_pfc *out = data;
-	const struct nlattr *a, *s;
+	struct rocecc_dev_info d;
+	unsigned int p;
 
-	mnl_attr_for_each(a, nlh, sizeof(struct genlmsghdr)) {
-		switch (mnl_attr_get_type(a)) {
-		case ROCECC_A_STATS:
-			mnl_attr_for_each_nested(s, a) {
-				uint64_t v;
-
-				if (mnl_attr_get_payload_len(s) != 8)
-					continue;
-				v = mnl_attr_get_u64(s);
-				switch (mnl_attr_get_type(s)) {
-				case ROCECC_STAT_NP_CNP_SENT:
-					out->cnp_sent = v;
-					out->have_stats = true;
-					break;
-				case ROCECC_STAT_NP_ECN_MARKED_ROCE_PACKETS:
-					out->ce_marked = v;
-					break;
-				case ROCECC_STAT_RP_CNP_HANDLED:
-					out->cnp_handled = v;
-					break;
-				default:
-					break;
-				}
-			}
-			break;
-		case ROCECC_A_PFC:
-			out->have_pfc = true;
-			mnl_attr_for_each_nested(s, a)
-				if (mnl_attr_get_type(s) == ROCECC_PFC_A_PRIO)
-					rd_mod_pfc_prio(s, out);
-			break;
-		default:
-			break;
-		}
-	}
+	if (rocecc_dev_parse(nlh, &d))
+		return MNL_CB_OK;
+	out->have_stats = d.have_stat[ROCECC_STAT_NP_CNP_SENT];
+	out->cnp_sent = d.stat[ROCECC_STAT_NP_CNP_SENT];
+	out->ce_marked = d.stat[ROCECC_STAT_NP_ECN_MARKED_ROCE_PACKETS];
+	out->cnp_handled = d.stat[ROCECC_STAT_RP_CNP_HANDLED];
+	out->have_pfc = d.have_pfc;
+	for (p = 0; p < DCBNL_PRIOS && p < ROCECC_DEV_PRIOS; p++)
+		if (d.have_prio[p])
+			rd_mod_pfc_prio(&d.prio[p], &out->prio[p]);
 	return MNL_CB_OK;
 }
 

@@ -4,7 +4,6 @@
  * command line over it, and the rank map it names; rebuilt on SIGHUP,
  * where a bad file changes nothing.
  */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
 #include <pthread.h>
@@ -27,6 +26,53 @@ static int bad_arg(const char *opt, const char *val, const char *why)
 	return 2;
 }
 
+/* getopt_long()'s value of config flag @i: its letter, or past a char. */
+#define FLAG_VAL(i, letter)	((letter) ? (letter) : 256 + (int)(i))
+#define MAX_FLAGS		16
+
+/*
+ * The options: ours, then the flags that set a config key (config.c's
+ * table), into @opts and @shortopts.
+ */
+static void rd_options(struct option *opts, char *shortopts)
+{
+	static const struct option own[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "check-config", no_argument, NULL, 'C' },
+		{ "list-metrics", no_argument, NULL, 'M' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "pidfile", required_argument, NULL, 'P' },
+		{ "hw-root", required_argument, NULL, 'R' },
+		{ "help", no_argument, NULL, 'h' },
+	};
+	const char *name;
+	unsigned int i, n = sizeof(own) / sizeof(own[0]);
+	int letter;
+	char *p;
+
+	memcpy(opts, own, sizeof(own));
+	p = shortopts + sprintf(shortopts, "c:fh");
+	for (i = 0; i < MAX_FLAGS && (name = rd_conf_flag(i, &letter)); i++) {
+		opts[n++] = (struct option){ name, required_argument, NULL,
+					     FLAG_VAL(i, letter) };
+		if (letter)
+			p += sprintf(p, "%c:", letter);
+	}
+	opts[n] = (struct option){ NULL, 0, NULL, 0 };
+}
+
+/* The config flag getopt_long() returned as @o: its number, or -1. */
+static int rd_flag_of(int o)
+{
+	unsigned int i;
+	int letter;
+
+	for (i = 0; rd_conf_flag(i, &letter); i++)
+		if (o == FLAG_VAL(i, letter))
+			return (int)i;
+	return -1;
+}
+
 /*
  * The command line onto @c (after the config file: flags win). 0, or 2
  * after a message naming the bad option and value. Run again on every
@@ -35,31 +81,14 @@ static int bad_arg(const char *opt, const char *val, const char *why)
 int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 	       struct rd_cmdline *cl)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "check-config", no_argument, NULL, 'C' },
-		{ "list-metrics", no_argument, NULL, 'M' },
-		{ "listen", required_argument, NULL, 'l' },
-		{ "port", required_argument, NULL, 'p' },
-		{ "interval", required_argument, NULL, 'i' },
-		{ "linger", required_argument, NULL, 'g' },
-		{ "buckets-per-octave", required_argument, NULL, 'b' },
-		{ "pin-dir", required_argument, NULL, 'd' },
-		{ "datapath", required_argument, NULL, 'D' },
-		{ "foreground", no_argument, NULL, 'f' },
-		{ "log-level", required_argument, NULL, 'L' },
-		{ "pidfile", required_argument, NULL, 'P' },
-		{ "hw-root", required_argument, NULL, 'R' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct in6_addr a6;
-	struct in_addr a4;
-	int o, err;
+	struct option opts[8 + MAX_FLAGS];
+	char shortopts[8 + 2 * MAX_FLAGS], err[512];
+	int o, flag;
 
+	rd_options(opts, shortopts);
 	memset(cl, 0, sizeof(*cl));
 	optind = 0;	/* glibc: start over */
-	while ((o = getopt_long(argc, argv, "c:l:p:i:fL:h", opts, NULL)) != -1) {
+	while ((o = getopt_long(argc, argv, shortopts, opts, NULL)) != -1) {
 		switch (o) {
 		case 'c':
 			cl->config = optarg;
@@ -69,56 +98,6 @@ int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 			break;
 		case 'M':
 			cl->list = true;
-			break;
-		case 'l':
-			if (inet_pton(AF_INET, optarg, &a4) != 1 &&
-			    inet_pton(AF_INET6, optarg, &a6) != 1)
-				return bad_arg("--listen", optarg,
-					       "is not an IPv4 or IPv6 address");
-			if (strlen(optarg) >= sizeof(c->listen))
-				return bad_arg("--listen", optarg, "is too long");
-			snprintf(c->listen, sizeof(c->listen), "%s", optarg);
-			break;
-		case 'p':
-			if (rd_parse_port(optarg, &c->port))
-				return bad_arg("--port", optarg,
-					       "is not a TCP port (1..65535)");
-			break;
-		case 'i':
-		case 'g':
-			err = rd_parse_ms(optarg, o == 'i' ? &c->interval_ms :
-							     &c->linger_ms);
-			if (err)
-				return bad_arg(o == 'i' ? "--interval" : "--linger",
-					       optarg, err == -ERANGE ?
-					       "is out of range (1ms .. 1 day)" :
-					       "is not a time (seconds, or 250ms, 2s)");
-			break;
-		case 'b': {
-			char *end;
-			unsigned long v = strtoul(optarg, &end, 10);
-
-			if (*end || !*optarg || !rd_valid_per_octave((unsigned int)v))
-				return bad_arg("--buckets-per-octave", optarg,
-					       "is not 1, 2, 4, 8 or 16");
-			c->per_octave = (unsigned int)v;
-			break;
-		}
-		case 'd':
-			if (!strcmp(optarg, "none")) {
-				c->pin_dir[0] = '\0';
-				break;
-			}
-			if (optarg[0] != '/' || strlen(optarg) >= sizeof(c->pin_dir))
-				return bad_arg("--pin-dir", optarg,
-					       "is not an absolute path (or none)");
-			snprintf(c->pin_dir, sizeof(c->pin_dir), "%s", optarg);
-			break;
-		case 'D':
-			c->dp_engine = rd_engine_parse(optarg);
-			if (c->dp_engine < 0)
-				return bad_arg("--datapath", optarg,
-					       "is not none, module, bpf or auto");
 			break;
 		case 'f':
 			cl->foreground = true;
@@ -135,17 +114,17 @@ int rd_cmdline(struct rd_conf *c, int argc, char **argv,
 					       "is not an absolute path (under 200 bytes)");
 			cl->hw_root = optarg;
 			break;
-		case 'L':
-			c->log_level = rd_log_level(optarg);
-			if (c->log_level < 0)
-				return bad_arg("--log-level", optarg,
-					       "is not error, warn, info or debug");
-			break;
 		case 'h':
 			cl->help = true;
 			return 0;
 		default:
-			return 2;
+			flag = rd_flag_of(o);
+			if (flag < 0)
+				return 2;
+			if (rd_conf_set_flag(c, flag, optarg, err, sizeof(err))) {
+				fprintf(stderr, "%s: %s\n", rd_prog, err);
+				return 2;
+			}
 		}
 	}
 	if (optind < argc) {
@@ -220,12 +199,7 @@ void rd_reload(struct rd *rd)
 		sd_notifyf(0, "STATUS=reload refused: %s", err);
 		pthread_mutex_lock(&rd->lock);
 		rd->reload_errors++;
-		{
-			char je[600];
-
-			rd_event(rd, "config_refused", "\"error\":%s",
-				 rd_jstr(err, je, sizeof(je)));
-		}
+		rd_event(rd, "config_refused", "error", rd_json_str(err), NULL);
 		pthread_mutex_unlock(&rd->lock);
 		goto out;
 	}
@@ -257,13 +231,9 @@ void rd_reload(struct rd *rd)
 	rd_log_max = rd->conf.log_level;
 	rd->reloads++;
 	rd_rank_hosts(rd);
-	{
-		char jp[300];
-
-		rd_event(rd, "config_reloaded", "\"file\":%s,\"generation\":%u",
-			 rd_jstr(rd->conf_path ? rd->conf_path : "", jp, sizeof(jp)),
-			 rd->conf_gen);
-	}
+	rd_event(rd, "config_reloaded",
+		 "file", rd_json_str(rd->conf_path ? rd->conf_path : ""),
+		 "generation", json_object_new_int64(rd->conf_gen), NULL);
 	pthread_mutex_unlock(&rd->lock);
 	rd_log(LOG_INFO_, "configuration reloaded from %s (generation %u)",
 	       rd->conf_path ? rd->conf_path : "the command line", rd->conf_gen);

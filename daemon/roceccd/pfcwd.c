@@ -132,7 +132,6 @@ static int rd_wd_set(struct rd *rd, struct rd_netdev *nd, unsigned int prio,
 {
 	struct ieee_pfc p = nd->dcb.pfc;
 	uint8_t bit = (uint8_t)(1u << prio);
-	char js[64], jr[PFCWD_REASON_LEN + 64];
 	int err;
 
 	if (on)
@@ -163,9 +162,9 @@ static int rd_wd_set(struct rd *rd, struct rd_netdev *nd, unsigned int prio,
 	rd_log(on ? LOG_INFO_ : LOG_WARN_, "%s: PFC %s on priority %u by the PFC watchdog (%s)",
 	       nd->name, on ? "enabled again" : "disabled", prio, why);
 	rd_event(rd, on ? "pfc_enabled" : "pfc_disabled",
-		 "\"netdev\":%s,\"prio\":%u,\"reason\":%s",
-		 rd_jstr(nd->name, js, sizeof(js)), prio,
-		 rd_jstr(why, jr, sizeof(jr)));
+		 "netdev", rd_json_str(nd->name),
+		 "prio", json_object_new_int64(prio),
+		 "reason", rd_json_str(why), NULL);
 	return 0;
 }
 
@@ -173,7 +172,6 @@ static void rd_wd_events(struct rd *rd, struct rd_netdev *nd,
 			 struct pfcwd_prio *w, const struct pfcwd_event *ev,
 			 int n)
 {
-	char js[64], jr[PFCWD_REASON_LEN + 64];
 	int i;
 
 	for (i = 0; i < n && i < PFCWD_MAX_EVENTS; i++) {
@@ -185,12 +183,12 @@ static void rd_wd_events(struct rd *rd, struct rd_netdev *nd,
 			       nd->name, w->prio, e->reason,
 			       rd->conf.pfc_wd_action == RD_PFCWD_DISABLE ?
 			       "disable" : "alert");
-			rd_event(rd, "pfc_storm",
-				 "\"netdev\":%s,\"prio\":%u,\"action\":\"%s\",\"reason\":%s",
-				 rd_jstr(nd->name, js, sizeof(js)), w->prio,
-				 rd->conf.pfc_wd_action == RD_PFCWD_DISABLE ?
-				 "disable" : "alert",
-				 rd_jstr(e->reason, jr, sizeof(jr)));
+			rd_event(rd, "pfc_storm", "netdev", rd_json_str(nd->name),
+				 "prio", json_object_new_int64(w->prio),
+				 "action", rd_json_str(rd->conf.pfc_wd_action ==
+						       RD_PFCWD_DISABLE ?
+						       "disable" : "alert"),
+				 "reason", rd_json_str(e->reason), NULL);
 			break;
 		case PFCWD_EV_DISABLE_PFC:
 			rd_wd_set(rd, nd, w->prio, false, e->reason);
@@ -203,9 +201,9 @@ static void rd_wd_events(struct rd *rd, struct rd_netdev *nd,
 			rd_log(LOG_INFO_, "%s: PFC storm on priority %u over: %s",
 			       nd->name, w->prio, e->reason);
 			rd_event(rd, "pfc_restored",
-				 "\"netdev\":%s,\"prio\":%u,\"reason\":%s",
-				 rd_jstr(nd->name, js, sizeof(js)), w->prio,
-				 rd_jstr(e->reason, jr, sizeof(jr)));
+				 "netdev", rd_json_str(nd->name),
+				 "prio", json_object_new_int64(w->prio),
+				 "reason", rd_json_str(e->reason), NULL);
 			break;
 		case PFCWD_EV_OVERRIDE:
 			/* someone turned it on: it is no longer ours, and
@@ -242,6 +240,56 @@ static void rd_wd_stop(struct rd *rd, struct rd_netdev *nd, const char *why)
 	nd->wd_active = 0;
 }
 
+/*
+ * Priority @p's sample for the watchdog: its PFC frames and state, the
+ * module's transmit side when it reports one, else the netdev's counters
+ * (@nd_tx, if @have_nd_tx). True if the transmit side is the priority's.
+ */
+static bool rd_wd_sample(const struct rd_netdev *nd,
+			 const struct rd_mod_pfc_prio *mp, unsigned int p,
+			 bool have_nd_tx, const uint64_t nd_tx[2],
+			 struct pfcwd_sample *s)
+{
+	bool tx = false;
+
+	s->indications = nd->dcb.pfc.indications[p];
+	s->pfc_enabled = !!(nd->dcb.pfc.pfc_en & 1u << p);
+	if (mp->have) {
+		if (mp->have_tx_paused) {
+			s->have |= PFCWD_HAVE_PAUSED;
+			s->paused = mp->tx_paused;
+		}
+		if (mp->have_tx_pause_ns) {
+			s->have |= PFCWD_HAVE_PAUSE_NS;
+			s->pause_ns = mp->tx_pause_ns;
+		}
+		s->tx_packets = mp->tx_packets;
+		s->tx_bytes = mp->tx_bytes;
+		tx = mp->have_tx_paused || mp->have_tx_pause_ns;
+	}
+	if (!(mp->have && (mp->have_tx_packets || mp->have_tx_bytes)) &&
+	    have_nd_tx) {
+		s->tx_packets = nd_tx[0];
+		s->tx_bytes = nd_tx[1];
+	}
+	return tx;
+}
+
+/* Start watching priority @p of @nd, if not yet. */
+static void rd_wd_start(const struct rd *rd, struct rd_netdev *nd,
+			unsigned int p)
+{
+	const struct rd_conf *c = &rd->conf;
+
+	if (nd->wd_active & 1u << p)
+		return;
+	pfcwd_init(&nd->wd[p], p);
+	nd->wd_active |= (uint8_t)(1u << p);
+	rd_log(LOG_INFO_, "%s: PFC watchdog on priority %u: detection %" PRIu64 " ms, restoration %" PRIu64 " ms, action %s",
+	       nd->name, p, c->pfc_wd_detect_ms, c->pfc_wd_restore_ms,
+	       c->pfc_wd_action == RD_PFCWD_DISABLE ? "disable" : "alert");
+}
+
 static void rd_wd_poll(struct rd *rd, struct rd_netdev *nd,
 		       const struct rd_mod_pfc *m, uint64_t now)
 {
@@ -254,7 +302,7 @@ static void rd_wd_poll(struct rd *rd, struct rd_netdev *nd,
 			  PFCWD_ACTION_DISABLE : PFCWD_ACTION_ALERT,
 	};
 	struct pfcwd_event ev[PFCWD_MAX_EVENTS];
-	uint64_t nd_tx_packets = 0, nd_tx_bytes = 0;
+	uint64_t nd_tx[2] = { 0, 0 };	/* packets, bytes */
 	uint8_t watch;
 	bool tx_any = false, have_nd_tx;
 	unsigned int p;
@@ -277,43 +325,16 @@ static void rd_wd_poll(struct rd *rd, struct rd_netdev *nd,
 	 * netdev transmits, which misses a storm on one priority while
 	 * others send, rather than calling ordinary PFC a storm.
 	 */
-	have_nd_tx = rd_netdev_stat(nd->name, "tx_packets", &nd_tx_packets) &&
-		     rd_netdev_stat(nd->name, "tx_bytes", &nd_tx_bytes);
+	have_nd_tx = rd_netdev_stat(nd->name, "tx_packets", &nd_tx[0]) &&
+		     rd_netdev_stat(nd->name, "tx_bytes", &nd_tx[1]);
 	for (p = 0; p < DCBNL_PRIOS; p++) {
-		const struct rd_mod_pfc_prio *mp = &m->prio[p];
 		struct pfcwd_sample s = { .now_ns = now };
 
 		if (!(watch & 1u << p))
 			continue;
-		if (!(nd->wd_active & 1u << p)) {
-			pfcwd_init(&nd->wd[p], p);
-			nd->wd_active |= (uint8_t)(1u << p);
-			rd_log(LOG_INFO_, "%s: PFC watchdog on priority %u: detection %" PRIu64 " ms, restoration %" PRIu64 " ms, action %s",
-			       nd->name, p, c->pfc_wd_detect_ms,
-			       c->pfc_wd_restore_ms,
-			       c->pfc_wd_action == RD_PFCWD_DISABLE ?
-			       "disable" : "alert");
-		}
-		s.indications = nd->dcb.pfc.indications[p];
-		s.pfc_enabled = !!(nd->dcb.pfc.pfc_en & 1u << p);
-		if (mp->have) {
-			if (mp->have_tx_paused) {
-				s.have |= PFCWD_HAVE_PAUSED;
-				s.paused = mp->tx_paused;
-			}
-			if (mp->have_tx_pause_ns) {
-				s.have |= PFCWD_HAVE_PAUSE_NS;
-				s.pause_ns = mp->tx_pause_ns;
-			}
-			s.tx_packets = mp->tx_packets;
-			s.tx_bytes = mp->tx_bytes;
-			tx_any |= mp->have_tx_paused || mp->have_tx_pause_ns;
-		}
-		if (!(mp->have && (mp->have_tx_packets || mp->have_tx_bytes)) &&
-		    have_nd_tx) {
-			s.tx_packets = nd_tx_packets;
-			s.tx_bytes = nd_tx_bytes;
-		}
+		rd_wd_start(rd, nd, p);
+		tx_any |= rd_wd_sample(nd, &m->prio[p], p, have_nd_tx, nd_tx,
+				       &s);
 		n = pfcwd_step(&nd->wd[p], &wc, &s, ev, PFCWD_MAX_EVENTS);
 		if (n < 0) {
 			rd_log(LOG_ERR_, "%s: PFC watchdog, priority %u: %s",
@@ -436,6 +457,20 @@ static void rd_tune_reset(struct rd_netdev *nd)
 	memset(nd->tune_held, 0, sizeof(nd->tune_held));
 }
 
+/* A pfc_tune event: buffer @b of @nd from @size to what @d says. */
+static void rd_tune_event(struct rd *rd, const struct rd_netdev *nd,
+			  unsigned int b, uint32_t size,
+			  const struct pfctune_decision *d, bool dry_run)
+{
+	rd_event(rd, "pfc_tune", "netdev", rd_json_str(nd->name),
+		 "buffer", json_object_new_int64(b),
+		 "from", json_object_new_int64(size),
+		 "to", json_object_new_int64(d->new_size),
+		 "why", rd_json_str(pfctune_why_name(d->why)),
+		 "dry_run", json_object_new_boolean(dry_run),
+		 "reason", rd_json_str(d->reason), NULL);
+}
+
 /* The baselines of the next round */
 static void rd_tune_base(struct rd_netdev *nd, const struct rd_mod_pfc *m,
 			 uint64_t now)
@@ -449,18 +484,136 @@ static void rd_tune_base(struct rd_netdev *nd, const struct rd_mod_pfc *m,
 	nd->tune_last_ns = now;
 }
 
+/*
+ * The headroom of @nd's lossless buffers (speed and mtu from [pfc] or the
+ * netdev) into @r and @mtu; false, logged once, if the tuner cannot work.
+ */
+static bool rd_tune_headroom(const struct rd *rd, struct rd_netdev *nd,
+			     struct headroom_result *r, unsigned int *mtu)
+{
+	const struct rd_conf *c = &rd->conf;
+	struct headroom_params hp = { 0 };
+	unsigned int speed;
+	int err;
+
+	speed = c->pfc_speed_mbps ? c->pfc_speed_mbps :
+				     rd_sysfs_uint(nd->name, "speed");
+	*mtu = c->pfc_mtu ? c->pfc_mtu : rd_sysfs_uint(nd->name, "mtu") + 22;
+	if (*mtu < HEADROOM_MTU_MIN)
+		*mtu = HEADROOM_MTU_MIN;
+	if (*mtu > HEADROOM_MTU_MAX)
+		*mtu = HEADROOM_MTU_MAX;
+	hp.speed_mbps = speed;
+	hp.mtu = *mtu;
+	hp.cable_m = c->pfc_cable_m;
+	err = speed ? headroom_calc(&hp, r) : -EINVAL;
+	if (!err && nd->dcb.buf.total_size) {
+		nd->tune_errlogged = false;
+		return true;
+	}
+	if (!nd->tune_errlogged)
+		rd_log(LOG_ERR_, "%s: buffer tuner: not tuning: %s", nd->name,
+		       !nd->dcb.buf.total_size ?
+		       "the device reports no total_size (the ceiling)" :
+		       !speed ? "the link speed is unknown (set [pfc] speed)" :
+		       "no headroom for this speed (set [pfc] speed to 10G, 25G, 40G, 50G, 100G, 200G or 400G)");
+	nd->tune_errlogged = true;
+	return false;
+}
+
+/*
+ * The tuner's decision @d for buffer @b (of @size bytes): a dry run's
+ * proposal, a change (@lossy: the buffers that may give the room), or a
+ * hold that is logged once while it lasts.
+ */
+static void rd_tune_act(struct rd *rd, struct rd_netdev *nd, unsigned int b,
+			uint32_t size, const struct pfctune_decision *d,
+			uint8_t lossy)
+{
+	const char *why = pfctune_why_name(d->why);
+
+	if (d->why == PFCTUNE_HOLD) {
+		nd->tune_held[b] = 0;
+		return;
+	}
+	if (d->proposal) {
+		nd->tune_held[b] = 0;
+		nd->tune_proposals[b]++;
+		nd->tune_proposed[b] = d->new_size;
+		rd_log(LOG_INFO_, "%s: buffer tuner (dry run): would %s buffer %u %u -> %u bytes: %s",
+		       nd->name, why, b, size, d->new_size, d->reason);
+		rd_tune_event(rd, nd, b, size, d, true);
+	} else if (d->changed) {
+		nd->tune_held[b] = 0;
+		if (rd_tune_apply(rd, nd, b, d->new_size, lossy))
+			return;
+		nd->tune_changes[b][d->new_size < size]++;
+		rd_log(LOG_INFO_, "%s: buffer tuner: %s buffer %u %u -> %u bytes: %s",
+		       nd->name, why, b, size, d->new_size, d->reason);
+		rd_tune_event(rd, nd, b, size, d, false);
+	} else if (nd->tune_held[b] != 1 + d->why) {
+		/* a change that is due but held (rate limit, at a bound):
+		 * logged once, not every interval it lasts */
+		nd->tune_held[b] = (uint8_t)(1 + d->why);
+		rd_log(LOG_INFO_, "%s: buffer tuner, buffer %u at %u bytes: %s: %s (logged once while it lasts)",
+		       nd->name, b, size, why, d->reason);
+	}
+}
+
+/*
+ * One lossless buffer @b: its ceiling (what the other lossless buffers
+ * leave of total_size), its PFC frames since the last round into @in,
+ * pfctune_step() and what it decides.
+ */
+static void rd_tune_buffer(struct rd *rd, struct rd_netdev *nd,
+			   unsigned int b, struct pfctune_conf *tc,
+			   struct pfctune_in *in, uint8_t lossless,
+			   uint8_t used)
+{
+	const struct rd_conf *c = &rd->conf;
+	const struct dcbnl_buffer *cur = &nd->dcb.buf;
+	struct pfctune_decision d;
+	uint64_t others = 0;
+	unsigned int o, p;
+	int err;
+
+	for (o = 0; o < DCBNL_BUFFERS; o++)
+		if (o != b && (lossless & 1u << o))
+			others += cur->buffer_size[o];
+	tc->max_size = others >= cur->total_size ? 0 :
+		       (uint32_t)(cur->total_size - others);
+	in->requests = in->indications = 0;
+	for (p = 0; p < DCBNL_PRIOS; p++)
+		if ((c->pfc_en & 1u << p) && cur->prio2buffer[p] == b) {
+			in->requests += delta(nd->dcb.pfc.requests[p],
+					      nd->tune_req[p]);
+			in->indications += delta(nd->dcb.pfc.indications[p],
+						 nd->tune_ind[p]);
+		}
+	in->size = cur->buffer_size[b];
+	err = pfctune_step(&nd->tune[b], tc, in, &d);
+	if (err) {
+		if (!nd->tune_errlogged)
+			rd_log(LOG_ERR_, "%s: buffer tuner, buffer %u: %s",
+			       nd->name, b, err == -ERANGE ? d.reason :
+			       strerror(-err));
+		nd->tune_errlogged = true;
+		return;
+	}
+	rd_tune_act(rd, nd, b, in->size, &d,
+		    (uint8_t)(used & ~lossless) | (uint8_t)~used);
+}
+
 static void rd_tune_poll(struct rd *rd, struct rd_netdev *nd,
 			 const struct rd_mod_pfc *m, uint64_t now)
 {
 	const struct rd_conf *c = &rd->conf;
 	const struct dcbnl_buffer *cur = &nd->dcb.buf;
-	struct headroom_params hp = { 0 };
-	struct headroom_result r;
 	struct pfctune_in in = { .now_ns = now };
+	struct pfctune_conf tc;
+	struct headroom_result r;
 	uint8_t lossless = 0, used = 0;
-	unsigned int p, b, speed, mtu;
-	uint64_t ivl;
-	int err;
+	unsigned int p, b, mtu;
 
 	if (!nd->dcb.have_buffer)
 		return;
@@ -468,34 +621,12 @@ static void rd_tune_poll(struct rd *rd, struct rd_netdev *nd,
 		rd_tune_base(nd, m, now);
 		return;
 	}
-	ivl = now - nd->tune_last_ns;
-	if (ivl < c->pfc_tune_ivl_ms * 1000000ULL)
+	if (now - nd->tune_last_ns < c->pfc_tune_ivl_ms * 1000000ULL)
 		return;
-
-	speed = c->pfc_speed_mbps ? c->pfc_speed_mbps :
-				     rd_sysfs_uint(nd->name, "speed");
-	mtu = c->pfc_mtu ? c->pfc_mtu : rd_sysfs_uint(nd->name, "mtu") + 22;
-	if (mtu < HEADROOM_MTU_MIN)
-		mtu = HEADROOM_MTU_MIN;
-	if (mtu > HEADROOM_MTU_MAX)
-		mtu = HEADROOM_MTU_MAX;
-	hp.speed_mbps = speed;
-	hp.mtu = mtu;
-	hp.cable_m = c->pfc_cable_m;
-	err = speed ? headroom_calc(&hp, &r) : -EINVAL;
-	if (err || !cur->total_size) {
-		if (!nd->tune_errlogged)
-			rd_log(LOG_ERR_, "%s: buffer tuner: not tuning: %s",
-			       nd->name, !cur->total_size ?
-			       "the device reports no total_size (the ceiling)" :
-			       !speed ? "the link speed is unknown (set [pfc] speed)" :
-			       "no headroom for this speed (set [pfc] speed to 10G, 25G, 40G, 50G, 100G, 200G or 400G)");
-		nd->tune_errlogged = true;
+	if (!rd_tune_headroom(rd, nd, &r, &mtu)) {
 		rd_tune_base(nd, m, now);
 		return;
 	}
-	nd->tune_errlogged = false;
-
 	for (p = 0; p < DCBNL_PRIOS; p++) {
 		b = cur->prio2buffer[p];
 		if (b >= DCBNL_BUFFERS)
@@ -505,7 +636,7 @@ static void rd_tune_poll(struct rd *rd, struct rd_netdev *nd,
 			lossless |= (uint8_t)(1u << b);
 	}
 	nd->tune_bufs = lossless;
-	in.interval_ns = ivl;
+	in.interval_ns = now - nd->tune_last_ns;
 	if (m->have_stats && nd->tune_have_mod) {
 		in.cnp_sent = delta(m->cnp_sent, nd->tune_cnp_sent);
 		in.ce_marks = delta(m->ce_marked, nd->tune_ce);
@@ -513,97 +644,24 @@ static void rd_tune_poll(struct rd *rd, struct rd_netdev *nd,
 	}
 	in.tail_ns = nd->tail_samples ? nd->tail_ns : 0;
 	in.headroom = r.xoff > UINT32_MAX ? UINT32_MAX : (uint32_t)r.xoff;
-
-	for (b = 0; b < DCBNL_BUFFERS; b++) {
-		struct pfctune_conf tc = {
-			.min_size = c->pfc_tune_min_size,
-			.mtu = mtu,
-			.cell = r.cell,
-			.up_pct = c->pfc_tune_up_pct,
-			.down_pct = c->pfc_tune_down_pct,
-			.max_step = c->pfc_tune_max_step,
-			.hold_up = c->pfc_tune_hold_up,
-			.hold_down = c->pfc_tune_hold_down,
-			.min_change_ns = c->pfc_tune_min_change_ms * 1000000ULL,
-			.pause_hi_pps = c->pfc_tune_pause_hi,
-			.ecn_lo_pps = c->pfc_tune_ecn_lo,
-			.target_latency_ns = c->pfc_tune_lat_us * 1000ULL,
-			.dry_run = c->pfc_tune == RD_PFCTUNE_DRY_RUN,
-		};
-		struct pfctune_decision d;
-		uint64_t others = 0;
-		unsigned int o;
-		char js[64], jr[PFCTUNE_REASON_LEN + 64], rs[384];
-
-		if (!(lossless & 1u << b))
-			continue;
-		for (o = 0; o < DCBNL_BUFFERS; o++)
-			if (o != b && (lossless & 1u << o))
-				others += cur->buffer_size[o];
-		tc.max_size = others >= cur->total_size ? 0 :
-			      (uint32_t)(cur->total_size - others);
-		in.requests = in.indications = 0;
-		for (p = 0; p < DCBNL_PRIOS; p++)
-			if ((c->pfc_en & 1u << p) && cur->prio2buffer[p] == b) {
-				in.requests += delta(nd->dcb.pfc.requests[p],
-						     nd->tune_req[p]);
-				in.indications += delta(nd->dcb.pfc.indications[p],
-							nd->tune_ind[p]);
-			}
-		in.size = cur->buffer_size[b];
-		err = pfctune_step(&nd->tune[b], &tc, &in, &d);
-		if (err) {
-			if (!nd->tune_errlogged)
-				rd_log(LOG_ERR_, "%s: buffer tuner, buffer %u: %s",
-				       nd->name, b, err == -ERANGE ? d.reason :
-				       strerror(-err));
-			nd->tune_errlogged = true;
-			continue;
-		}
-		if (d.why == PFCTUNE_HOLD) {
-			nd->tune_held[b] = 0;
-			continue;
-		}
-		rd_jstr(nd->name, js, sizeof(js));
-		/* the event's text holds 640 bytes: the reason cut to fit (the
-		 * log has it whole) */
-		memcpy(rs, d.reason, sizeof(rs) - 1);
-		rs[sizeof(rs) - 1] = '\0';
-		rd_jstr(rs, jr, sizeof(jr));
-		if (d.proposal || d.changed)
-			nd->tune_held[b] = 0;
-		if (d.proposal) {
-			nd->tune_proposals[b]++;
-			nd->tune_proposed[b] = d.new_size;
-			rd_log(LOG_INFO_, "%s: buffer tuner (dry run): would %s buffer %u %u -> %u bytes: %s",
-			       nd->name, pfctune_why_name(d.why), b, in.size,
-			       d.new_size, d.reason);
-			rd_event(rd, "pfc_tune",
-				 "\"netdev\":%s,\"buffer\":%u,\"from\":%u,\"to\":%u,\"why\":\"%s\",\"dry_run\":true,\"reason\":%s",
-				 js, b, in.size, d.new_size,
-				 pfctune_why_name(d.why), jr);
-		} else if (d.changed) {
-			if (rd_tune_apply(rd, nd, b, d.new_size,
-					  (uint8_t)(used & ~lossless) |
-					  (uint8_t)~used))
-				continue;
-			nd->tune_changes[b][d.new_size < in.size]++;
-			rd_log(LOG_INFO_, "%s: buffer tuner: %s buffer %u %u -> %u bytes: %s",
-			       nd->name, pfctune_why_name(d.why), b, in.size,
-			       d.new_size, d.reason);
-			rd_event(rd, "pfc_tune",
-				 "\"netdev\":%s,\"buffer\":%u,\"from\":%u,\"to\":%u,\"why\":\"%s\",\"dry_run\":false,\"reason\":%s",
-				 js, b, in.size, d.new_size,
-				 pfctune_why_name(d.why), jr);
-		} else if (nd->tune_held[b] != 1 + d.why) {
-			/* a change that is due but held (rate limit, at a
-			 * bound): logged once, not every interval it lasts */
-			nd->tune_held[b] = (uint8_t)(1 + d.why);
-			rd_log(LOG_INFO_, "%s: buffer tuner, buffer %u at %u bytes: %s: %s (logged once while it lasts)",
-			       nd->name, b, in.size, pfctune_why_name(d.why),
-			       d.reason);
-		}
-	}
+	tc = (struct pfctune_conf){
+		.min_size = c->pfc_tune_min_size,
+		.mtu = mtu,
+		.cell = r.cell,
+		.up_pct = c->pfc_tune_up_pct,
+		.down_pct = c->pfc_tune_down_pct,
+		.max_step = c->pfc_tune_max_step,
+		.hold_up = c->pfc_tune_hold_up,
+		.hold_down = c->pfc_tune_hold_down,
+		.min_change_ns = c->pfc_tune_min_change_ms * 1000000ULL,
+		.pause_hi_pps = c->pfc_tune_pause_hi,
+		.ecn_lo_pps = c->pfc_tune_ecn_lo,
+		.target_latency_ns = c->pfc_tune_lat_us * 1000ULL,
+		.dry_run = c->pfc_tune == RD_PFCTUNE_DRY_RUN,
+	};
+	for (b = 0; b < DCBNL_BUFFERS; b++)
+		if (lossless & 1u << b)
+			rd_tune_buffer(rd, nd, b, &tc, &in, lossless, used);
 	rd_tune_base(nd, m, now);
 }
 
@@ -668,14 +726,15 @@ void rd_pfcwd_release(struct rd *rd, struct rd_netdev *nd)
 
 /* ---- /metrics -------------------------------------------------------------- */
 
-void rd_pfcwd_metrics(struct rd *rd, FILE *f)
+/* The watchdog's families: per netdev and watched priority. */
+static void rd_wd_metrics(struct rd *rd, FILE *f)
 {
 	static const enum rd_family wfam[] = {
 		RDF_PFCWD_STATE, RDF_PFCWD_STORMS, RDF_PFCWD_RESTORATIONS,
 		RDF_PFCWD_PFC_DISABLED,
 	};
-	char esc[2 * IF_NAMESIZE];
-	unsigned int k, p, b;
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
+	unsigned int k, p;
 	size_t i;
 
 	for (k = 0; k < sizeof(wfam) / sizeof(wfam[0]); k++) {
@@ -699,6 +758,15 @@ void rd_pfcwd_metrics(struct rd *rd, FILE *f)
 			}
 		}
 	}
+}
+
+/* The buffer tuner's families: per netdev and tuned buffer. */
+static void rd_tune_metrics(struct rd *rd, FILE *f)
+{
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
+	unsigned int b;
+	size_t i;
+
 	rd_prom_family(f, RDF_PFCTUNE_BUFFER_BYTES);
 	for (i = 0; i < rd->nnds; i++) {
 		const struct rd_netdev *nd = &rd->nds[i];
@@ -761,4 +829,10 @@ void rd_pfcwd_metrics(struct rd *rd, FILE *f)
 		fprintf(f, "%s{netdev=\"%s\"} %.9f\n", rd_fam(RDF_PFCTUNE_TAIL),
 			esc, (double)nd->tail_ns / 1e9);
 	}
+}
+
+void rd_pfcwd_metrics(struct rd *rd, FILE *f)
+{
+	rd_wd_metrics(rd, f);
+	rd_tune_metrics(rd, f);
 }

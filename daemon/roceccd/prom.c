@@ -19,6 +19,7 @@
 #include "flowmon.skel.h"
 
 #include "lib/format.h"
+#include "lib/array.h"
 #include "roceccd.h"
 
 static int rd_stats(struct rd *rd, struct flowmon_stats *sum)
@@ -90,23 +91,26 @@ struct prom_ctx {
 
 static void rd_labels(const struct rd_flow_view *v, char *out, size_t n)
 {
-	char flow[512], comm[160], peer[128];
+	char flow[RD_TEXT_MAX(sizeof(v->name))], comm[RD_TEXT_MAX(sizeof(v->comm))];
+	char peer[RD_TEXT_MAX(sizeof(v->peer))], dev[RD_TEXT_MAX(sizeof(v->dev))];
+	char netdev[RD_TEXT_MAX(sizeof(v->netdev))];
 
 	rd_prom_escape(v->name, flow, sizeof(flow));
 	rd_prom_escape(v->comm, comm, sizeof(comm));
 	rd_prom_escape(v->peer, peer, sizeof(peer));
+	rd_prom_escape(v->dev, dev, sizeof(dev));
+	rd_prom_escape(v->netdev, netdev, sizeof(netdev));
 	snprintf(out, n,
 		 "flow=\"%s\",comm=\"%s\",pid=\"%" PRIu32 "\",lqpn=\"%" PRIu32
 		 "\",rqpn=\"%" PRIu32 "\",peer=\"%s\",dev=\"%s\",netdev=\"%s\"",
-		 flow, comm, v->pid, v->lqpn, v->key.rqpn, peer, v->dev,
-		 v->netdev);
+		 flow, comm, v->pid, v->lqpn, v->key.rqpn, peer, dev, netdev);
 }
 
 static void prom_flow(struct rd *rd, const struct rd_flow_view *v,
 		      const struct flowmon_flow *f, void *arg)
 {
 	struct prom_ctx *c = arg;
-	char labels[1024];
+	char labels[2048];
 
 	rd_labels(v, labels, sizeof(labels));
 	if (c->pass != ~0u) {
@@ -136,7 +140,7 @@ static void rd_prom_stat(FILE *f, enum rd_family fam, uint64_t v)
 /* Straggler state and rank-map groups of every flow. */
 static void rd_prom_groups(struct rd *rd, const struct rd_snap *snap, FILE *f)
 {
-	char labels[1024];
+	char labels[2048];
 	size_t i;
 
 	rd_prom_family(f, RDF_FLOW_STRAGGLER);
@@ -187,19 +191,15 @@ static struct rd_agg *rd_agg_get(struct rd_agg **a, size_t *n, size_t *cap,
 				 const char *labels)
 {
 	size_t i;
+	void *p;
 
 	for (i = 0; i < *n; i++)
 		if (!strcmp((*a)[i].labels, labels))
 			return &(*a)[i];
-	if (*n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 8;
-		void *p = realloc(*a, nc * sizeof(**a));
-
-		if (!p)
-			return NULL;
-		*a = p;
-		*cap = nc;
-	}
+	p = array_grow(*a, cap, *n + 1, sizeof(**a));
+	if (!p)
+		return NULL;
+	*a = p;
 	memset(&(*a)[*n], 0, sizeof(**a));
 	snprintf((*a)[*n].labels, sizeof((*a)[*n].labels), "%s", labels);
 	return &(*a)[(*n)++];
@@ -240,7 +240,8 @@ static void rd_prom_aggregates(struct rd *rd, const struct rd_snap *snap,
 		n = cap = 0;
 		for (i = 0; i < snap->n; i++) {
 			const struct rd_flow_view *v = &snap->v[i];
-			char l[512], e1[128], e2[128];
+			char l[512], e1[RD_TEXT_MAX(RDMA_NL_NAME_MAX)];
+			char e2[RD_TEXT_MAX(RDMA_NL_NAME_MAX)];
 			uint64_t keys[RD_MAX_GROUPS];
 			size_t ng = 1;
 			struct rd_agg *g;
@@ -306,7 +307,7 @@ static void rd_prom_hw(struct rd *rd, FILE *f)
 
 	for (i = 0; i < rd->nnds; i++) {
 		const char *dev = rd->nds[i].dev;
-		char path[512], edev[2 * RDMA_NL_NAME_MAX];
+		char path[512], edev[RD_TEXT_MAX(RDMA_NL_NAME_MAX)];
 		struct dirent *pe, *ce;
 		DIR *pd, *cd;
 
@@ -330,7 +331,7 @@ static void rd_prom_hw(struct rd *rd, FILE *f)
 			if (!cd)
 				continue;
 			while ((ce = readdir(cd))) {
-				char file[1024], ename[128], line[64];
+				char file[1024], ename[RD_TEXT_MAX(256)], line[64];
 				unsigned long long v;
 				FILE *cf;
 

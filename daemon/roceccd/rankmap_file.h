@@ -15,7 +15,7 @@
  * Load the rank map file @path into @m, as rankmap_parse() does with its
  * text. 0, or a negative errno with a message naming @path (and line and
  * key) in @err: -EINVAL for bad content, -ENOMEM, or the errno of opening
- * @path.
+ * or reading @path ("PATH: cannot open: REASON", lib/inifile.h).
  */
 int rd_rankmap_load(struct rankmap *m, const char *path, char *err,
 		    size_t errlen);

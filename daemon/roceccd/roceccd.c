@@ -136,20 +136,18 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt,
 	return vfprintf(stderr, fmt, ap);
 }
 
-int main(int argc, char **argv)
+/*
+ * The command line and the configuration into @rd. -1: go on and run;
+ * else the exit status, after the message or what was asked (--help,
+ * --check-config, --list-metrics: 0; a bad command line: 2; a bad
+ * configuration: 1).
+ */
+static int rd_setup(struct rd *rd, int argc, char **argv)
 {
-	struct rd *rd = calloc(1, sizeof(*rd));
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct rd_cmdline cl;
-	bool pid_written = false, ready = false;
 	char err[512];
-	int ret = 1, fd;
-	size_t i;
+	int ret;
 
-	if (!rd) {
-		fprintf(stderr, "%s: out of memory\n", rd_prog);
-		return 1;
-	}
 	rd->argc = argc;
 	rd->argv = argv;
 	rd->listen_fd = -1;
@@ -157,10 +155,8 @@ int main(int argc, char **argv)
 	ret = rd_cmdline(&rd->conf, argc, argv, &cl);
 	if (ret || cl.help) {
 		usage(ret ? stderr : stdout);
-		free(rd);
 		return ret;
 	}
-	ret = 1;
 	rd->foreground = cl.foreground;
 	rd->pidfile = cl.pidfile;
 	rd->conf_path = cl.config ? cl.config : RD_CONF_DEFAULT_PATH;
@@ -170,7 +166,6 @@ int main(int argc, char **argv)
 	if (rd_conf_build(rd, &rd->conf, &rd->rmap, &rd->have_rmap, err,
 			  sizeof(err))) {
 		fprintf(stderr, "%s: %s\n", rd_prog, err);
-		free(rd);
 		return 1;
 	}
 	if (cl.check || cl.list) {
@@ -178,39 +173,30 @@ int main(int argc, char **argv)
 			rd_family_list(stdout, rd->conf.per_octave);
 		else
 			rd_conf_print(stdout, &rd->conf);
-		if (rd->have_rmap)
-			rankmap_free(&rd->rmap);
-		free(rd);
 		return 0;
 	}
 	rd->conf_gen = 1;
 	rd_log_max = rd->conf.log_level;
 	if (rd_hw_init(rd)) {
 		fprintf(stderr, "%s: --hw-root: too long\n", rd_prog);
-		free(rd);
 		return 1;
 	}
-	rd->start_ms = rd_now_ms();
+	return -1;
+}
 
-	libbpf_set_print(libbpf_print);
-	pthread_mutex_init(&rd->lock, NULL);
-
-	fd = rdma_nl_open(&rd->nl);
-	if (fd) {
-		rd_log(LOG_ERR_, "cannot open RDMA netlink: %s%s", strerror(-fd),
-		       fd == -EPROTONOSUPPORT ? " (no ib_core?)" : "");
-		goto out_free;
-	}
-	if (rd_bpf_load(rd))
-		goto out_nl;
-	rd->listen_fd = rd_listen(rd->conf.listen, rd->conf.port);
-	if (rd->listen_fd < 0)
-		goto out_skel;
+/*
+ * Into the background (unless -f), the signals, the pid file. 0, or -1
+ * after the message; *@pid_written if the file was written.
+ */
+static int rd_daemonize(struct rd *rd, bool *pid_written)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	FILE *pf;
 
 	if (!rd->foreground) {
 		if (daemon(0, 0)) {
 			rd_log(LOG_ERR_, "daemon: %s", strerror(errno));
-			goto out_skel;
+			return -1;
 		}
 		openlog(rd_prog, LOG_PID, LOG_DAEMON);
 		rd_log_to_syslog = true;
@@ -220,26 +206,23 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (rd->pidfile) {
-		FILE *pf = fopen(rd->pidfile, "w");
-
-		if (!pf || fprintf(pf, "%d\n", (int)getpid()) < 0 || fclose(pf)) {
-			rd_log(LOG_ERR_, "--pidfile: cannot write '%s': %s",
-			       rd->pidfile, strerror(errno));
-			goto out_skel;
-		}
-		pid_written = true;
+	if (!rd->pidfile)
+		return 0;
+	pf = fopen(rd->pidfile, "w");
+	if (!pf || fprintf(pf, "%d\n", (int)getpid()) < 0 || fclose(pf)) {
+		rd_log(LOG_ERR_, "--pidfile: cannot write '%s': %s",
+		       rd->pidfile, strerror(errno));
+		return -1;
 	}
-	rd->httpd = rd_http_start(rd, rd->listen_fd, rd->conf.listen,
-				  rd->conf.port);
-	rd->listen_fd = -1;	/* MHD's now, or closed */
-	if (!rd->httpd)
-		goto out_skel;
+	*pid_written = true;
+	return 0;
+}
 
-	rd_log(LOG_INFO_, "started: config %s, interval %" PRIu64 " ms, linger %" PRIu64 " ms, pin_dir %s",
-	       rd->conf_explicit || !access(rd->conf_path, F_OK) ?
-	       rd->conf_path : "(none)", rd->conf.interval_ms,
-	       rd->conf.linger_ms, rd->pinned[0] ? rd->pinned : "none");
+/* Poll every interval until SIGTERM or SIGINT; SIGHUP reloads first. */
+static void rd_run(struct rd *rd)
+{
+	bool ready = false;
+
 	while (!stop) {
 		if (reload) {
 			reload = 0;
@@ -256,15 +239,13 @@ int main(int argc, char **argv)
 		}
 		rd_events_wait(rd, rd->conf.interval_ms, &stop, &reload);
 	}
-	rd_log(LOG_INFO_, "stopping");
-	sd_notify(0, "STOPPING=1");
-	ret = 0;
-	MHD_stop_daemon(rd->httpd);
-out_skel:
-	if (rd->listen_fd >= 0)
-		close(rd->listen_fd);
-	if (pid_written)
-		unlink(rd->pidfile);
+}
+
+/* Give every netdev back as it was: PFC, the datapath, the TC programs. */
+static void rd_release_all(struct rd *rd)
+{
+	size_t i;
+
 	pthread_mutex_lock(&rd->lock);
 	for (i = 0; i < rd->nnds; i++) {
 		rd_pfcwd_release(rd, &rd->nds[i]);
@@ -274,10 +255,10 @@ out_skel:
 	pthread_mutex_unlock(&rd->lock);
 	rd_events_close(rd);
 	rd_bpf_close(rd);
-	flowmon__destroy(rd->skel);
-out_nl:
-	rdma_nl_close(&rd->nl);
-out_free:
+}
+
+static void rd_free(struct rd *rd)
+{
 	if (rd->mod_open)
 		rnl_close(&rd->mod);
 	rd_dcb_close(rd);
@@ -287,6 +268,66 @@ out_free:
 	free(rd->nds);
 	free(rd->hws);
 	free(rd->fs);
+	rd_events_free(rd);
 	free(rd);
+}
+
+int main(int argc, char **argv)
+{
+	struct rd *rd = calloc(1, sizeof(*rd));
+	bool pid_written = false;
+	int ret, fd;
+
+	if (!rd) {
+		fprintf(stderr, "%s: out of memory\n", rd_prog);
+		return 1;
+	}
+	ret = rd_setup(rd, argc, argv);
+	if (ret >= 0) {
+		rd_free(rd);
+		return ret;
+	}
+	ret = 1;
+	rd->start_ms = rd_now_ms();
+	libbpf_set_print(libbpf_print);
+	pthread_mutex_init(&rd->lock, NULL);
+
+	fd = rdma_nl_open(&rd->nl);
+	if (fd) {
+		rd_log(LOG_ERR_, "cannot open RDMA netlink: %s%s", strerror(-fd),
+		       fd == -EPROTONOSUPPORT ? " (no ib_core?)" : "");
+		goto out_free;
+	}
+	if (rd_bpf_load(rd))
+		goto out_nl;
+	rd->listen_fd = rd_listen(rd->conf.listen, rd->conf.port);
+	if (rd->listen_fd < 0 || rd_daemonize(rd, &pid_written))
+		goto out_skel;
+	rd->httpd = rd_http_start(rd, rd->listen_fd, rd->conf.listen,
+				  rd->conf.port);
+	rd->listen_fd = -1;	/* MHD's now, or closed */
+	if (!rd->httpd)
+		goto out_skel;
+
+	rd_log(LOG_INFO_, "started: config %s, interval %" PRIu64 " ms, linger %" PRIu64 " ms, pin_dir %s",
+	       rd->conf_explicit || !access(rd->conf_path, F_OK) ?
+	       rd->conf_path : "(none)", rd->conf.interval_ms,
+	       rd->conf.linger_ms, rd->pinned[0] ? rd->pinned : "none");
+	rd_run(rd);
+	rd_log(LOG_INFO_, "stopping");
+	sd_notify(0, "STOPPING=1");
+	ret = 0;
+	MHD_stop_daemon(rd->httpd);
+out_skel:
+	if (rd->listen_fd >= 0)
+		close(rd->listen_fd);
+	if (pid_written)
+		unlink(rd->pidfile);
+	rd_release_all(rd);
+	flowmon__destroy(rd->skel);
+out_nl:
+	rdma_nl_close(&rd->nl);
+out_free:
+	rd_free(rd);
 	return ret;
 }

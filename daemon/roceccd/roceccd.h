@@ -24,11 +24,13 @@
 #include <time.h>
 #include <net/if.h>
 #include <sys/types.h>
+#include <json-c/json.h>
 
 #include "config.h"
 #include "families.h"
 #include "flowmon.h"
 #include "lib/dcbnl.h"
+#include "lib/format.h"
 #include "lib/hwcc.h"
 #include "lib/rdma_nl.h"
 #include "lib/rocecc_nl.h"
@@ -170,14 +172,17 @@ struct rd_fstate {
 	bool seen;
 };
 
-/* An event, for /events.json and the log */
+/*
+ * An event of /events.json as json-c wrote it when it happened,
+ * {"seq":N,"time":"...","type":"...",...}; NULL: none, or it could not be
+ * stored (out of memory).
+ */
 struct rd_event {
 	uint64_t seq;
-	struct timespec when;	/* CLOCK_REALTIME */
-	char type[24];
-	char text[640];		/* JSON object members, already encoded */
+	char *json;
 };
 
+/* The events of /events.json, the newest this many */
 #define RD_EVENTS	256	/* power of two */
 
 struct rd {
@@ -216,7 +221,7 @@ struct rd {
 	struct rd_fstate *fs;	/* sorted by key */
 	size_t nfs, capfs;
 	unsigned int nstragglers;
-	struct rd_event ev[RD_EVENTS];
+	struct rd_event ev[RD_EVENTS];	/* by seq % RD_EVENTS */
 	uint64_t ev_seq;	/* seq of the newest event; 0: none yet */
 	uint64_t polls, poll_errors;
 	uint64_t reloads, reload_errors;
@@ -281,22 +286,33 @@ extern int rd_log_max;		/* the most verbose level logged */
 extern bool rd_log_to_syslog;	/* daemonized: syslog, else stderr */
 void rd_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
-void rd_event(struct rd *rd, const char *type, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-const char *rd_jstr(const char *s, char *buf, size_t n);
+/*
+ * Record an event for /events.json: @type and its members, each a name and
+ * a json-c value (the event takes it; strings from outside through
+ * rd_json_str()), the list ended by NULL. json-c writes it at once into
+ * the ring (RD_EVENTS slots by seq). Under rd->lock.
+ */
+void rd_event(struct rd *rd, const char *type, ...)
+	__attribute__((sentinel));
+/* A JSON number written with printf format @fmt ("%.1f") */
+json_object *rd_jfixed(double v, const char *fmt);
+void rd_events_free(struct rd *rd);
 /*
  * /events.json?since=N, in three steps: the value of since (a decimal
  * 0..2^64-1, digits only; 0, -EINVAL or -ERANGE); the events of @ring
  * (RD_EVENTS slots, @newest the newest seq, 0 if none) after @since,
  * oldest first, copied into @out (at most @max), each once: none if @since
  * is at or past @newest; *@lost counts those after @since that the ring no
- * longer holds; then their JSON, {"last":newest,"lost":lost,"events":[...]}.
- * The copy is taken under rd->lock, the JSON made outside it.
+ * longer holds (or could not store); then their JSON,
+ * {"last":newest,"lost":lost,"events":[...]}, by json-c. The copy is
+ * taken under rd->lock, the JSON made outside it; rd_events_put() frees
+ * the copy.
  */
 int rd_event_since(const char *s, uint64_t *since);
 size_t rd_events_after(const struct rd_event *ring, uint64_t newest,
 		       uint64_t since, struct rd_event *out, size_t max,
 		       uint64_t *lost);
+void rd_events_put(struct rd_event *e, size_t n);
 void rd_events_json(FILE *f, uint64_t newest, uint64_t lost,
 		    const struct rd_event *e, size_t n);
 

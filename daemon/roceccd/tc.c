@@ -7,8 +7,8 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <libmnl/libmnl.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -16,6 +16,8 @@
 
 #include "flowmon.skel.h"
 
+#include "lib/nlsock.h"
+#include "lib/qdisc.h"
 #include "roceccd.h"
 
 /* Our filters' priority and handle on both clsact hooks */
@@ -30,41 +32,15 @@
  */
 static int rd_rtnl(struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 {
-	char buf[16384];
-	struct mnl_socket *sk;
-	unsigned int seq = (unsigned int)time(NULL), portid;
-	ssize_t len;
-	int ret, err = 0;
+	struct nlsock nl;
+	int err;
 
-	sk = mnl_socket_open(NETLINK_ROUTE);
-	if (!sk)
-		return -errno;
-	if (mnl_socket_bind(sk, 0, MNL_SOCKET_AUTOPID) < 0) {
-		err = -errno;
-		goto out;
-	}
-	portid = mnl_socket_get_portid(sk);
-	nlh->nlmsg_seq = seq;
-	if (mnl_socket_sendto(sk, nlh, nlh->nlmsg_len) < 0) {
-		err = -errno;
-		goto out;
-	}
-	for (;;) {
-		len = mnl_socket_recvfrom(sk, buf, sizeof(buf));
-		if (len < 0) {
-			err = -errno;
-			break;
-		}
-		ret = mnl_cb_run(buf, len, seq, portid, cb, data);
-		if (ret < 0) {
-			err = -errno;
-			break;
-		}
-		if (ret == MNL_CB_STOP)
-			break;
-	}
-out:
-	mnl_socket_close(sk);
+	err = nlsock_open(&nl, NETLINK_ROUTE, 16384);
+	if (err)
+		return err;
+	nlh->nlmsg_seq = ++nl.seq;
+	err = nlsock_call(&nl, nlh, cb, data, NULL, 0);
+	nlsock_close(&nl);
 	return err;
 }
 
@@ -108,39 +84,18 @@ static int rd_count_filters(uint32_t ifindex, uint32_t parent)
 	return err ? err : (int)c.n;
 }
 
-struct root_kind {
-	uint32_t ifindex;
-	char kind[32];
-};
-
-static int root_kind_cb(const struct nlmsghdr *nlh, void *data)
-{
-	const struct tcmsg *tcm = mnl_nlmsg_get_payload(nlh);
-	struct root_kind *r = data;
-	struct nlattr *a;
-
-	if (nlh->nlmsg_type != RTM_NEWQDISC ||
-	    (uint32_t)tcm->tcm_ifindex != r->ifindex ||
-	    tcm->tcm_parent != TC_H_ROOT)
-		return MNL_CB_OK;
-	mnl_attr_for_each(a, nlh, sizeof(*tcm))
-		if (mnl_attr_get_type(a) == TCA_KIND &&
-		    !mnl_attr_validate(a, MNL_TYPE_NUL_STRING))
-			snprintf(r->kind, sizeof(r->kind), "%s",
-				 mnl_attr_get_str(a));
-	return MNL_CB_OK;
-}
-
 /* The kind of @ifindex's root qdisc ("noqueue", "fq", ...) into @kind. */
 int rd_root_kind(uint32_t ifindex, char *kind, size_t n)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct root_kind r = { .ifindex = ifindex };
+	const struct qdisc_info *root;
+	struct qdisc_info *qd = NULL;
+	size_t nqd = 0;
 	int err;
 
-	rd_tc_msg(buf, RTM_GETQDISC, NLM_F_DUMP, ifindex, 0);
-	err = rd_rtnl((struct nlmsghdr *)buf, root_kind_cb, &r);
-	snprintf(kind, n, "%s", r.kind[0] ? r.kind : "?");
+	err = qdisc_dump(ifindex, &qd, &nqd);
+	root = err ? NULL : qdisc_root(qd, nqd);
+	snprintf(kind, n, "%s", root ? root->kind : "?");
+	free(qd);
 	return err;
 }
 

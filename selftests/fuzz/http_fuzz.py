@@ -37,6 +37,8 @@ class Fuzz:
         self.failures = []
         self.counts = {}
         self.answered = 0
+        self.secs = {}
+        self.lock = threading.Lock()
 
     # ---- I/O -----------------------------------------------------------
     def connect(self, src=None):
@@ -104,8 +106,11 @@ class Fuzz:
               % (self.a.seed, i, self.a.seed, i, what), flush=True)
 
     def healthy(self):
-        data, err = self.exchange([b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
-                                   b"Connection: close\r\n\r\n"])
+        try:
+            data, err = self.exchange([b"GET /metrics HTTP/1.1\r\nHost: x\r\n"
+                                       b"Connection: close\r\n\r\n"])
+        except OSError:
+            return False
         r = self.parse(data)
         return not err and r and r[0][0] == 200 and b"# TYPE" in r[0][2]
 
@@ -337,24 +342,41 @@ class Fuzz:
         raise AssertionError
 
     def one(self, i):
+        """Request @i; False when the server stopped answering after it."""
         kind, chunks, check, head = self.make(i)
-        self.counts[kind] = self.counts.get(kind, 0) + 1
+        with self.lock:
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+        t0 = time.time()
         try:
             data, err = self.exchange(chunks, close_early=check is None,
                                       wait=2.0 if kind == "raw" else None)
         except OSError as e:
             self.fail(i, "%s: %s" % (kind, e))
-            return
+            return self.healthy() or self.dead(i, kind)
+        finally:
+            with self.lock:
+                self.secs[kind] = self.secs.get(kind, 0.0) + time.time() - t0
+        if check is None:
+            return True
         if check is None:
             return
         resp = self.parse(data, head)
         if resp:
-            self.answered += 1
+            with self.lock:
+                self.answered += 1
         why = check(resp, err)
         if why:
             self.fail(i, "%s: %s" % (kind, why))
         if (err or not resp) and not self.healthy():
-            self.fail(i, "%s: the server stopped answering after it" % kind)
+            return self.dead(i, kind)
+        return True
+
+    def dead(self, i, kind):
+        self.fail(i, "%s: the server stopped answering after it" % kind)
+        return False
+
+    def times(self):
+        return " ".join("%s=%.1f" % (k, v) for k, v in sorted(self.secs.items()))
 
     # ---- slowloris and limits -------------------------------------------
     def slowloris(self, stop, held):
@@ -442,6 +464,39 @@ class Fuzz:
         return ok
 
     # ---- the run ----------------------------------------------------------
+    def requests(self, t0):
+        """The -n requests, --jobs at a time (the server waits out raw bytes
+        and cut bodies: 2 to 10 s each, overlapped). Each request is made
+        from the seed and its number alone, so the order does not matter."""
+        stop, lock, done = threading.Event(), threading.Lock(), [0]
+
+        def worker(j):
+            for i in range(j, self.a.n, self.a.jobs):
+                if stop.is_set():
+                    return
+                if not self.one(i):
+                    stop.set()	# every later request would wait out its timeout
+                    return
+                with lock:
+                    done[0] += 1
+                    k, dt = done[0], time.time() - t0
+                    if k % 200 == 0:
+                        print("http_fuzz: %d requests in %.1f s (seconds by kind: %s)"
+                              % (k, dt, self.times()), flush=True)
+                    if self.a.deadline and dt > self.a.deadline and not stop.is_set():
+                        self.fail(i, "%d of %d requests after %.0f s, over --deadline"
+                                  " (seconds by kind: %s)" % (k, self.a.n, dt, self.times()))
+                        stop.set()
+                if k % 200 == 0 and not self.healthy():
+                    self.fail(i, "GET /metrics failed")
+                    stop.set()
+
+        ws = [threading.Thread(target=worker, args=(j,)) for j in range(self.a.jobs)]
+        for w in ws:
+            w.start()
+        for w in ws:
+            w.join()
+
     def run(self):
         print("http_fuzz: seed %d (replay: --seed %d [--only I])" % (self.a.seed, self.a.seed),
               flush=True)
@@ -452,19 +507,19 @@ class Fuzz:
             self.one(self.a.only)
             return 1 if self.failures else 0
         ok = self.limits() if self.a.limits else True
+        t0 = time.time()
         for _ in range(self.a.warmup):
             self.healthy()
         rss0 = self.rss_kb()
+        print("http_fuzz: %d GET /metrics of warm-up in %.1f s" % (self.a.warmup, time.time() - t0),
+              flush=True)
         stop, held = threading.Event(), []
         slow = None
         if self.a.slow_clients:
             slow = threading.Thread(target=self.slowloris, args=(stop, held))
             slow.start()
         t0 = time.time()
-        for i in range(self.a.n):
-            self.one(i)
-            if i % 200 == 199 and not self.healthy():
-                self.fail(i, "GET /metrics failed")
+        self.requests(t0)
         dt = time.time() - t0
         if slow:
             stop.set()
@@ -493,6 +548,10 @@ def main():
                    help="GET /metrics before each RSS reading (default 200)")
     p.add_argument("--timeout", type=float, default=15.0,
                    help="seconds to wait for an answer (default 15)")
+    p.add_argument("--jobs", type=int, default=1,
+                   help="requests at once (default 1; below the per-address limit)")
+    p.add_argument("--deadline", type=float, default=0,
+                   help="fail when the requests take longer (seconds; default none)")
     p.add_argument("--limits", action="store_true",
                    help="check the connection limits first (about 15 s)")
     p.add_argument("--slow-clients", type=int, default=0,

@@ -882,7 +882,9 @@ static void watch_loop(void)
 	}
 }
 
-int main(int argc, char **argv)
+/* The command line into g, *@ports and *@send; *@quanta_set: --quanta given. */
+static void parse_args(int argc, char **argv, const char **ports,
+		       const char **send, int *quanta_set)
 {
 	enum {
 		O_WATCH = 256, O_LEAF, O_PRIO, O_XOFF, O_XON, O_PORTS,
@@ -910,9 +912,7 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *ports = NULL, *send = NULL;
-	int quanta_set = 0, c;
-	struct sigaction sa;
+	int c;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":vh", opts, NULL)) != -1) {
@@ -934,14 +934,14 @@ int main(int argc, char **argv)
 			g.xon = parse_num("--xon", optarg, 0, INT32_MAX);
 			break;
 		case O_PORTS:
-			ports = optarg;
+			*ports = optarg;
 			break;
 		case O_INTERVAL:
 			g.interval_us = (uint32_t)parse_num("--interval-us", optarg, 10, 10000000);
 			break;
 		case O_QUANTA:
 			g.quanta = (uint32_t)parse_num("--quanta", optarg, 0, ROCECC_PFC_QUANTA_MAX);
-			quanta_set = 1;
+			*quanta_set = 1;
 			break;
 		case O_REFRESH:
 			g.refresh_us = parse_num("--refresh-us", optarg, 0, 10000000);
@@ -956,7 +956,7 @@ int main(int argc, char **argv)
 			g.rt = 1;
 			break;
 		case O_SEND:
-			send = optarg;
+			*send = optarg;
 			break;
 		case O_OBEY:
 			g.obey = 1;
@@ -971,7 +971,8 @@ int main(int argc, char **argv)
 			g.verbose = 1;
 			break;
 		case 'h':
-			usage(stdout); return 0;
+			usage(stdout);
+			exit(0);
 		case ':':
 			die(2, "option '%s' needs an argument (--help)", argv[optind - 1]);
 		default:
@@ -982,25 +983,33 @@ int main(int argc, char **argv)
 		die(2, "unexpected argument '%s' (--help)", argv[optind]);
 	if (g.prio < 0)
 		die(2, "--prio is required");
+}
 
-	if (send) {
-		int i, st = 0;
+/* --send: one PFC frame (XOFF of --quanta, or XON for 0) on each port. */
+static int send_once(const char *send, const char *ports, int quanta_set)
+{
+	int i, st = 0;
 
-		if (g.watch || ports || g.obey)
-			die(2, "--send does not go with --watch/--ports/--obey");
-		if (!quanta_set)
-			die(2, "--send needs --quanta (0 for XON)");
-		parse_ports("--send", send);
-		pkt_open();
-		for (i = 0; i < g.nports; i++) {
-			if (send_pfc(&g.ports[i], (uint16_t)g.quanta)) {
-				fprintf(stderr, PROG ": sending on %s failed: %s\n",
-					g.ports[i].name, strerror(errno));
-				st = 1;
-			}
+	if (g.watch || ports || g.obey)
+		die(2, "--send does not go with --watch/--ports/--obey");
+	if (!quanta_set)
+		die(2, "--send needs --quanta (0 for XON)");
+	parse_ports("--send", send);
+	pkt_open();
+	for (i = 0; i < g.nports; i++) {
+		if (send_pfc(&g.ports[i], (uint16_t)g.quanta)) {
+			fprintf(stderr, PROG ": sending on %s failed: %s\n",
+				g.ports[i].name, strerror(errno));
+			st = 1;
 		}
-		return st;
 	}
+	return st;
+}
+
+/* The watch mode's options, together. */
+static void check_watch(const char *ports)
+{
+	int c;
 
 	if (!g.watch)
 		die(2, "--watch (or --send) is required");
@@ -1024,16 +1033,31 @@ int main(int argc, char **argv)
 	if (g.refresh_us < 0)
 		g.refresh_us = (int64_t)(rocecc_pfc_quanta_ns((uint16_t)g.quanta,
 							     g.speed) / 2000);
+}
+
+/* The netlink socket (a 1 s receive timeout: never wait forever). */
+static void open_netlink(void)
+{
+	struct timeval tv = { .tv_sec = 1 };
 
 	g.nl = mnl_socket_open(NETLINK_ROUTE);
 	if (!g.nl || mnl_socket_bind(g.nl, 0, MNL_SOCKET_AUTOPID) < 0)
 		die(1, "netlink socket: %s", strerror(errno));
-	{
-		struct timeval tv = { .tv_sec = 1 };	/* never wait forever */
+	setsockopt(mnl_socket_get_fd(g.nl), SOL_SOCKET, SO_RCVTIMEO, &tv,
+		   sizeof(tv));
+}
 
-		setsockopt(mnl_socket_get_fd(g.nl), SOL_SOCKET, SO_RCVTIMEO, &tv,
-			   sizeof(tv));
-	}
+int main(int argc, char **argv)
+{
+	const char *ports = NULL, *send = NULL;
+	struct sigaction sa;
+	int quanta_set = 0;
+
+	parse_args(argc, argv, &ports, &send, &quanta_set);
+	if (send)
+		return send_once(send, ports, quanta_set);
+	check_watch(ports);
+	open_netlink();
 	if (read_backlog() < 0)
 		die(2, "--watch %s: no qdisc %s on it (or no statistics)", g.watch,
 		    g.leaf_str ? g.leaf_str : "at the root");

@@ -711,23 +711,11 @@ static double run_elapsed_s(const struct rg_run *r)
 	return (double)(end - r->t_start) / 1e9;
 }
 
-static struct json_object *client_json(const struct rg_run *r)
+/* The report's "params": what was asked and what was agreed on. */
+static struct json_object *jparams(const struct rg_run *r)
 {
 	const struct rg_opts *o = r->o;
-	struct json_object *root = json_object_new_object();
 	struct json_object *p = json_object_new_object();
-	struct json_object *loc = json_object_new_object();
-	struct json_object *qps = json_object_new_array();
-	struct json_object *tot = json_object_new_object();
-	static struct rg_hist all;
-	uint64_t tb = 0, tm = 0, te = 0, tp = 0, tl = 0;
-	double el = run_elapsed_s(r);
-	char g[INET6_ADDRSTRLEN];
-	unsigned int i;
-
-	jadd_str(root, "tool", RG_NAME);
-	jadd_int(root, "version", RG_PROTO);
-	jadd_str(root, "role", "client");
 
 	jadd_str(p, "server", o->peer);
 	jadd_str(p, "port", o->port);
@@ -748,7 +736,14 @@ static struct json_object *client_json(const struct rg_run *r)
 	jadd_str(p, "cq_wait", rg_wait_names[o->wait]);
 	if (o->cpu >= 0)
 		jadd_int(p, "cpu", (uint64_t)o->cpu);
-	json_object_object_add(root, "params", p);
+	return p;
+}
+
+/* The report's "local": the RDMA device, port and GIDs. */
+static struct json_object *jlocal(const struct rg_run *r)
+{
+	struct json_object *loc = json_object_new_object();
+	char g[INET6_ADDRSTRLEN];
 
 	jadd_str(loc, "dev", r->dev.name);
 	jadd_int(loc, "port", r->dev.port);
@@ -759,8 +754,59 @@ static struct json_object *client_json(const struct rg_run *r)
 		rg_gid_to_str(&r->flows[0].rgid, g, sizeof(g));
 		jadd_str(loc, "remote_gid", g);
 	}
-	json_object_object_add(root, "local", loc);
+	return loc;
+}
 
+/* One QP's entry of "qps", @el seconds into the run. */
+static struct json_object *jflow(const struct rg_run *r, unsigned int i,
+				 double el)
+{
+	const struct rg_flow *f = &r->flows[i];
+	struct json_object *q = jflow_counts(f, i);
+	struct json_object *s = json_object_new_array();
+	struct json_object *e, *rm;
+	size_t k;
+
+	jadd_int(q, "posted", f->posted);
+	json_object_object_add(q, "mbit",
+			       jdouble(el > 0 ? f->bytes * 8 / el / 1e6 : 0));
+	if (r->o->rate_bps) {
+		jadd_int(q, "tokens_lost_bytes", rg_tbf_lost_bytes(&f->tb));
+		jadd_int(q, "depth_stalls", f->depth_stalls);
+	}
+	json_object_object_add(q, "latency", jlatency(&f->hist));
+	for (k = 0; k < f->nser; k++) {
+		e = json_object_new_object();
+		json_object_object_add(e, "t_ms", jdouble(f->ser[k].t_ms));
+		json_object_object_add(e, "mbit", jdouble(f->ser[k].mbit));
+		json_object_array_add(s, e);
+	}
+	json_object_object_add(q, "throughput", s);
+	if (f->have_remote) {
+		rm = json_object_new_object();
+		jadd_int(rm, "messages", f->r_msgs);
+		jadd_int(rm, "bytes", f->r_bytes);
+		jadd_int(rm, "errors", f->r_errors);
+		json_object_object_add(q, "remote", rm);
+	}
+	return q;
+}
+
+static struct json_object *client_json(const struct rg_run *r)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *qps = json_object_new_array();
+	struct json_object *tot = json_object_new_object();
+	static struct rg_hist all;
+	uint64_t tb = 0, tm = 0, te = 0, tp = 0, tl = 0;
+	double el = run_elapsed_s(r);
+	unsigned int i;
+
+	jadd_str(root, "tool", RG_NAME);
+	jadd_int(root, "version", RG_PROTO);
+	jadd_str(root, "role", "client");
+	json_object_object_add(root, "params", jparams(r));
+	json_object_object_add(root, "local", jlocal(r));
 	json_object_object_add(root, "start_time",
 		jdouble(r->start_real.tv_sec + r->start_real.tv_nsec / 1e9));
 	json_object_object_add(root, "elapsed_s", jdouble(el));
@@ -774,51 +820,14 @@ static struct json_object *client_json(const struct rg_run *r)
 	rg_hist_init(&all);
 	for (i = 0; i < r->nflows; i++) {
 		const struct rg_flow *f = &r->flows[i];
-		struct json_object *q = json_object_new_object();
-		struct json_object *s = json_object_new_array();
-		uint64_t lost = rg_tbf_lost_bytes(&f->tb);
-		size_t k;
 
-		jadd_int(q, "index", i);
-		jadd_int(q, "local_qpn", f->qp ? f->qp->qp_num : 0);
-		jadd_int(q, "remote_qpn", f->rqpn);
-		jadd_int(q, "messages", f->completed);
-		jadd_int(q, "bytes", f->bytes);
-		jadd_int(q, "posted", f->posted);
-		jadd_int(q, "errors", f->errors);
-		json_object_object_add(q, "error_status", jerrors(f));
-		json_object_object_add(q, "mbit",
-			jdouble(el > 0 ? f->bytes * 8 / el / 1e6 : 0));
-		if (o->rate_bps) {
-			jadd_int(q, "tokens_lost_bytes", lost);
-			jadd_int(q, "depth_stalls", f->depth_stalls);
-		}
-		json_object_object_add(q, "latency", jlatency(&f->hist));
-		for (k = 0; k < f->nser; k++) {
-			struct json_object *e = json_object_new_object();
-
-			json_object_object_add(e, "t_ms",
-					       jdouble(f->ser[k].t_ms));
-			json_object_object_add(e, "mbit",
-					       jdouble(f->ser[k].mbit));
-			json_object_array_add(s, e);
-		}
-		json_object_object_add(q, "throughput", s);
-		if (f->have_remote) {
-			struct json_object *rm = json_object_new_object();
-
-			jadd_int(rm, "messages", f->r_msgs);
-			jadd_int(rm, "bytes", f->r_bytes);
-			jadd_int(rm, "errors", f->r_errors);
-			json_object_object_add(q, "remote", rm);
-		}
-		json_object_array_add(qps, q);
+		json_object_array_add(qps, jflow(r, i, el));
 		rg_hist_merge(&all, &f->hist);
 		tb += f->bytes;
 		tm += f->completed;
 		te += f->errors;
 		tp += f->posted;
-		tl += lost;
+		tl += rg_tbf_lost_bytes(&f->tb);
 	}
 	json_object_object_add(root, "qps", qps);
 	jadd_int(tot, "messages", tm);
@@ -828,7 +837,7 @@ static struct json_object *client_json(const struct rg_run *r)
 	jadd_int(tot, "unfinished", r->unfinished);
 	json_object_object_add(tot, "mbit",
 			       jdouble(el > 0 ? tb * 8 / el / 1e6 : 0));
-	if (o->rate_bps)
+	if (r->o->rate_bps)
 		jadd_int(tot, "tokens_lost_bytes", tl);
 	json_object_object_add(tot, "latency", jlatency(&all));
 	json_object_object_add(root, "total", tot);

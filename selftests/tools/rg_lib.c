@@ -179,39 +179,9 @@ void rg_hist_init(struct rg_hist *h)
 	h->min = UINT64_MAX;
 }
 
-unsigned int rg_hist_index(uint64_t v)
-{
-	unsigned int e, shift;
-
-	if (v < RG_HIST_SUB)
-		return (unsigned int)v;
-	e = 63 - (unsigned int)__builtin_clzll(v);	/* >= SUB_BITS */
-	shift = e - RG_HIST_SUB_BITS;
-	return (shift + 1) * RG_HIST_SUB +
-	       (unsigned int)((v >> shift) - RG_HIST_SUB);
-}
-
-uint64_t rg_hist_bucket_lo(unsigned int i)
-{
-	unsigned int g = i / RG_HIST_SUB;
-
-	if (!g)
-		return i;
-	return (uint64_t)(i % RG_HIST_SUB + RG_HIST_SUB) << (g - 1);
-}
-
-uint64_t rg_hist_bucket_hi(unsigned int i)
-{
-	unsigned int g = i / RG_HIST_SUB;
-
-	if (!g)
-		return i;
-	return rg_hist_bucket_lo(i) + ((1ull << (g - 1)) - 1);
-}
-
 void rg_hist_add(struct rg_hist *h, uint64_t v)
 {
-	h->bucket[rg_hist_index(v)]++;
+	h->bucket[rocecc_hist_index(v, RG_HIST_SUB_BITS, RG_HIST_RANGE_BITS)]++;
 	h->count++;
 	h->sum += v;
 	if (v < h->min)
@@ -234,39 +204,20 @@ void rg_hist_merge(struct rg_hist *dst, const struct rg_hist *src)
 		dst->max = src->max;
 }
 
-uint64_t rg_rank(uint64_t n, uint32_t ppm)
-{
-	unsigned __int128 r;
-
-	if (!n)
-		return 0;
-	if (ppm > 1000000)
-		ppm = 1000000;
-	r = ((unsigned __int128)n * ppm + 999999) / 1000000;
-	if (r < 1)
-		r = 1;
-	return (uint64_t)r;
-}
-
 uint64_t rg_hist_percentile(const struct rg_hist *h, uint32_t ppm)
 {
-	uint64_t rank, seen = 0, lo, hi, mid;
+	uint64_t lo, hi, mid;
 	unsigned int i;
 
 	if (!h->count)
 		return 0;
-	rank = rg_rank(h->count, ppm);
-	if (rank >= h->count)
+	if (rocecc_hist_rank(h->count, ppm) >= h->count)
 		return h->max;
-	for (i = 0; i < RG_HIST_BUCKETS; i++) {
-		seen += h->bucket[i];
-		if (seen >= rank)
-			break;
-	}
-	if (i == RG_HIST_BUCKETS)
+	i = rocecc_hist_percentile_bucket(h->bucket, RG_HIST_BUCKETS, ppm);
+	if (i >= RG_HIST_BUCKETS)
 		return h->max;
-	lo = rg_hist_bucket_lo(i);
-	hi = rg_hist_bucket_hi(i);
+	lo = rocecc_hist_lower(i, RG_HIST_SUB_BITS, RG_HIST_RANGE_BITS);
+	hi = rocecc_hist_upper(i, RG_HIST_SUB_BITS, RG_HIST_RANGE_BITS);
 	mid = lo + (hi - lo) / 2;
 	if (mid < h->min)
 		mid = h->min;

@@ -2,13 +2,16 @@
 /*
  * rocegen's pure logic, free of verbs and I/O so that it is unit-tested on
  * the host (selftests/unit/tools/test_rg_*.c): option value parsing, the
- * log-linear latency histogram and the token bucket that paces posts.
+ * latency histogram (on include/rocecc/hist.h) and the token bucket that
+ * paces posts.
  */
 #ifndef _ROCEGEN_LIB_H
 #define _ROCEGEN_LIB_H
 
 #include <stdbool.h>
 #include <stdint.h>
+
+#include <rocecc/hist.h>
 
 /* ---------------------------------------------------------------- parsing */
 
@@ -46,38 +49,33 @@ int rg_parse_uint(const char *s, uint64_t min, uint64_t max, uint64_t *out);
 /* -------------------------------------------------------------- histogram */
 
 /*
- * Log-linear histogram of u64 values (nanoseconds here), HdrHistogram style:
- * values below 2 * RG_HIST_SUB have a bucket each (exact); above, every
- * power of two [2^e, 2^(e+1)) is cut into RG_HIST_SUB linear buckets of
- * width 2^(e - RG_HIST_SUB_BITS). A percentile is reported as the midpoint
- * of the bucket that holds its rank, clamped to the observed [min, max], so
- * its relative error is below 1 / (2 * RG_HIST_SUB) = 1/128 (0.78 %).
- * Percentiles use the nearest-rank definition: the value of rank
- * ceil(q * n) (1-based) in the sorted sample.
+ * Latencies in nanoseconds on the project's log-linear histogram
+ * (include/rocecc/hist.h): 64 linear sub-buckets per power of two, exact
+ * below 128, values of 2^63 ns and more in one overflow bucket. A
+ * percentile is reported as the middle of the bucket that holds its rank
+ * (lower + (upper - lower) / 2, rounded down), clamped to the observed
+ * [min, max], so its relative error is below 1 / (2 * RG_HIST_SUB) = 1/128
+ * (0.78 %). Percentiles use the nearest-rank definition: the value of rank
+ * ceil(q * n) (1-based) in the sorted sample, rocecc_hist_rank().
  */
 #define RG_HIST_SUB_BITS	6
+#define RG_HIST_RANGE_BITS	63
 #define RG_HIST_SUB		(1u << RG_HIST_SUB_BITS)
-#define RG_HIST_BUCKETS		((64 - RG_HIST_SUB_BITS + 1) * RG_HIST_SUB)
+#define RG_HIST_BUCKETS		ROCECC_HIST_NBUCKETS(RG_HIST)
 
 struct rg_hist {
 	uint64_t count;
 	uint64_t min;
 	uint64_t max;
 	unsigned __int128 sum;
-	uint64_t bucket[RG_HIST_BUCKETS];
+	__u64 bucket[RG_HIST_BUCKETS];
 };
 
 void rg_hist_init(struct rg_hist *h);
-unsigned int rg_hist_index(uint64_t v);
-/* Smallest and largest value that fall into bucket @i. */
-uint64_t rg_hist_bucket_lo(unsigned int i);
-uint64_t rg_hist_bucket_hi(unsigned int i);
 void rg_hist_add(struct rg_hist *h, uint64_t v);
 void rg_hist_merge(struct rg_hist *dst, const struct rg_hist *src);
 /* Nearest-rank percentile, @ppm in parts per million (p99.9 = 999000). */
 uint64_t rg_hist_percentile(const struct rg_hist *h, uint32_t ppm);
-/* The 1-based rank that percentile @ppm selects among @n values. */
-uint64_t rg_rank(uint64_t n, uint32_t ppm);
 double rg_hist_mean(const struct rg_hist *h);
 
 /* ----------------------------------------------------------- token bucket */

@@ -274,16 +274,8 @@ static struct json_object *server_json(const struct rg_run *r)
 		json_object_object_add(root, "hw_counters", jhwc(&r->dev));
 	for (i = 0; r->flows && i < r->nflows; i++) {
 		const struct rg_flow *f = &r->flows[i];
-		struct json_object *q = json_object_new_object();
 
-		jadd_int(q, "index", i);
-		jadd_int(q, "local_qpn", f->qp ? f->qp->qp_num : 0);
-		jadd_int(q, "remote_qpn", f->rqpn);
-		jadd_int(q, "messages", f->completed);
-		jadd_int(q, "bytes", f->bytes);
-		jadd_int(q, "errors", f->errors);
-		json_object_object_add(q, "error_status", jerrors(f));
-		json_object_array_add(qps, q);
+		json_object_array_add(qps, jflow_counts(f, i));
 		tm += f->completed;
 		tb += f->bytes;
 		te += f->errors;

@@ -233,13 +233,8 @@ static unsigned int opt_uint(const char *opt, const char *s, uint64_t min,
 	return (unsigned int)v;
 }
 
-static int parse_opts(int argc, char **argv, struct rg_opts *o)
+static void opts_defaults(struct rg_opts *o)
 {
-	bool have_duration = false, have_burst = false;
-	const char *opt;
-	uint64_t v;
-	int c, idx;
-
 	memset(o, 0, sizeof(*o));
 	o->port = "18600";
 	o->ib_port = 1;
@@ -258,165 +253,168 @@ static int parse_opts(int argc, char **argv, struct rg_opts *o)
 	o->sessions = 1;
 	o->connect_timeout_ns = 10000000000ull;
 	o->cpu = -1;
+}
 
-	opterr = 0;	/* our own messages, prefixed "rocegen:" */
-	while ((c = getopt_long(argc, argv, ":Sc:p:d:g:q:o:s:r:D:n:Qh",
-				long_opts, &idx)) != -1) {
-		const struct option *lo;
+/* What is sent and how (option @c, named @opt): false if not one of those. */
+static bool opt_traffic(struct rg_opts *o, int c, const char *opt,
+			bool *have_duration, bool *have_burst)
+{
+	uint64_t v;
 
-		/* the long name, for messages, whichever form was used */
-		for (lo = long_opts; lo->name; lo++)
-			if (lo->val == c)
-				break;
-		opt = lo->name ? lo->name : "?";
-		switch (c) {
-		case 'S':
-			o->server = true;
-			break;
-		case 'c':
-			o->peer = optarg;
-			break;
-		case 'p':
-			opt_uint(opt, optarg, 1, 65535);
-			o->port = optarg;
-			break;
-		case 'd':
-			o->dev = optarg;
-			break;
-		case OPT_IB_PORT:
-			o->ib_port = (uint8_t)opt_uint(opt, optarg, 1, 255);
-			break;
-		case 'g':
-			o->gid_index = (int)opt_uint(opt, optarg, 0, 65535);
-			break;
-		case 'q':
-			o->qps = opt_uint(opt, optarg, 1, RG_MAX_QPS);
-			break;
-		case 'o':
-			if (!strcmp(optarg, "write"))
-				o->op = RG_OP_WRITE;
-			else if (!strcmp(optarg, "send"))
-				o->op = RG_OP_SEND;
-			else
-				bad_opt(opt, "'%s' is not an operation (write, send)",
-					optarg);
-			break;
-		case 's':
-			if (rg_parse_size(optarg, &v))
-				bad_opt(opt, "'%s' is not a size (bytes, K, M, G)",
-					optarg);
-			if (v < 1 || v > RG_MAX_SIZE)
-				bad_opt(opt, "'%s' is out of range 1..1G", optarg);
-			o->size = v;
-			break;
-		case 'r':
-			if (rg_parse_rate(optarg, &o->rate_bps))
-				bad_opt(opt, "'%s' is not a rate (Mbit/s, or with a k/M/G suffix)",
-					optarg);
-			if (o->rate_bps && o->rate_bps < 1000)
-				bad_opt(opt, "'%s' is below 1 kbit/s", optarg);
-			break;
-		case OPT_BURST:
-			if (rg_parse_size(optarg, &o->burst))
-				bad_opt(opt, "'%s' is not a size (bytes, K, M, G)",
-					optarg);
-			have_burst = true;
-			break;
-		case OPT_DEPTH:
-			o->depth = opt_uint(opt, optarg, 1, RG_MAX_DEPTH);
-			break;
-		case 'D':
-			if (rg_parse_seconds(optarg, &o->duration_ns))
-				bad_opt(opt, "'%s' is not a duration (seconds, or with s/ms/us)",
-					optarg);
-			if (!o->duration_ns)
-				bad_opt(opt, "must be more than 0");
-			have_duration = true;
-			break;
-		case 'n':
-			if (rg_parse_uint(optarg, 1, RG_MAX_COUNT, &o->count))
-				bad_opt(opt, "'%s' is not a message count (1..%llu)",
-					optarg, (unsigned long long)RG_MAX_COUNT);
-			break;
-		case OPT_TCLASS:
-			o->tclass = opt_uint(opt, optarg, 0, 255);
-			break;
-		case OPT_MTU:
-			o->mtu = opt_uint(opt, optarg, 256, 4096);
-			if (!rg_mtu_from_bytes(o->mtu))
-				bad_opt(opt, "%s is not an RDMA MTU (256, 512, 1024, 2048, 4096)",
-					optarg);
-			break;
-		case OPT_TIMEOUT:
-			o->timeout = opt_uint(opt, optarg, 0, 31);
-			break;
-		case OPT_RETRY:
-			o->retry = opt_uint(opt, optarg, 0, 7);
-			break;
-		case OPT_RNR_RETRY:
-			o->rnr_retry = opt_uint(opt, optarg, 0, 7);
-			break;
-		case OPT_MIN_RNR:
-			o->min_rnr_timer = opt_uint(opt, optarg, 0, 31);
-			break;
-		case OPT_SAMPLE_MS:
-			o->sample_ms = opt_uint(opt, optarg, 1, 3600000);
-			break;
-		case OPT_JSON:
-			o->json = optarg;
-			break;
-		case OPT_CQ_WAIT:
-			if (!strcmp(optarg, "event"))
-				o->wait = RG_WAIT_EVENT;
-			else if (!strcmp(optarg, "sleep"))
-				o->wait = RG_WAIT_SLEEP;
-			else if (!strcmp(optarg, "spin"))
-				o->wait = RG_WAIT_SPIN;
-			else
-				bad_opt(opt, "'%s' is not a mode (event, sleep, spin)",
-					optarg);
-			break;
-		case OPT_SLEEP_US:
-			o->sleep_us = opt_uint(opt, optarg, 1, 1000000);
-			break;
-		case OPT_ALLOW_ERRORS:
-			o->allow_errors = true;
-			break;
-		case OPT_BIND:
-			o->bind = optarg;
-			break;
-		case OPT_SESSIONS:
-			o->sessions = opt_uint(opt, optarg, 0, 1000000);
-			break;
-		case OPT_CONNECT_TIMEOUT:
-			if (rg_parse_seconds(optarg, &o->connect_timeout_ns))
-				bad_opt(opt, "'%s' is not a duration (seconds, or with s/ms/us)",
-					optarg);
-			break;
-		case OPT_CPU:
-			o->cpu = (int)opt_uint(opt, optarg, 0, CPU_SETSIZE - 1);
-			break;
-		case 'Q':
-			o->quiet = true;
-			break;
-		case 'h':
-			usage(stdout);
-			exit(0);
-		case ':':
-			fprintf(stderr, RG_NAME ": option '%s' needs a value\nTry 'rocegen --help'.\n",
-				argv[optind - 1]);
-			exit(2);
-		default:
-			fprintf(stderr, RG_NAME ": unknown option '%s'\nTry 'rocegen --help'.\n",
-				argv[optind - 1]);
-			exit(2);
-		}
+	switch (c) {
+	case 'o':
+		if (!strcmp(optarg, "write"))
+			o->op = RG_OP_WRITE;
+		else if (!strcmp(optarg, "send"))
+			o->op = RG_OP_SEND;
+		else
+			bad_opt(opt, "'%s' is not an operation (write, send)",
+				optarg);
+		return true;
+	case 's':
+		if (rg_parse_size(optarg, &v))
+			bad_opt(opt, "'%s' is not a size (bytes, K, M, G)", optarg);
+		if (v < 1 || v > RG_MAX_SIZE)
+			bad_opt(opt, "'%s' is out of range 1..1G", optarg);
+		o->size = v;
+		return true;
+	case 'r':
+		if (rg_parse_rate(optarg, &o->rate_bps))
+			bad_opt(opt, "'%s' is not a rate (Mbit/s, or with a k/M/G suffix)",
+				optarg);
+		if (o->rate_bps && o->rate_bps < 1000)
+			bad_opt(opt, "'%s' is below 1 kbit/s", optarg);
+		return true;
+	case OPT_BURST:
+		if (rg_parse_size(optarg, &o->burst))
+			bad_opt(opt, "'%s' is not a size (bytes, K, M, G)", optarg);
+		*have_burst = true;
+		return true;
+	case OPT_DEPTH:
+		o->depth = opt_uint(opt, optarg, 1, RG_MAX_DEPTH);
+		return true;
+	case 'D':
+		if (rg_parse_seconds(optarg, &o->duration_ns))
+			bad_opt(opt, "'%s' is not a duration (seconds, or with s/ms/us)",
+				optarg);
+		if (!o->duration_ns)
+			bad_opt(opt, "must be more than 0");
+		*have_duration = true;
+		return true;
+	case 'n':
+		if (rg_parse_uint(optarg, 1, RG_MAX_COUNT, &o->count))
+			bad_opt(opt, "'%s' is not a message count (1..%llu)",
+				optarg, (unsigned long long)RG_MAX_COUNT);
+		return true;
+	case OPT_SAMPLE_MS:
+		o->sample_ms = opt_uint(opt, optarg, 1, 3600000);
+		return true;
+	case OPT_CQ_WAIT:
+		if (!strcmp(optarg, "event"))
+			o->wait = RG_WAIT_EVENT;
+		else if (!strcmp(optarg, "sleep"))
+			o->wait = RG_WAIT_SLEEP;
+		else if (!strcmp(optarg, "spin"))
+			o->wait = RG_WAIT_SPIN;
+		else
+			bad_opt(opt, "'%s' is not a mode (event, sleep, spin)",
+				optarg);
+		return true;
+	case OPT_SLEEP_US:
+		o->sleep_us = opt_uint(opt, optarg, 1, 1000000);
+		return true;
+	case OPT_CPU:
+		o->cpu = (int)opt_uint(opt, optarg, 0, CPU_SETSIZE - 1);
+		return true;
 	}
-	if (optind < argc) {
-		fprintf(stderr, RG_NAME ": unexpected argument '%s'\nTry 'rocegen --help'.\n",
-			argv[optind]);
+	return false;
+}
+
+/* Who talks to whom, the QPs and the output (option @c, named @opt). */
+static void opt_conn(struct rg_opts *o, int c, const char *opt, char **argv)
+{
+	switch (c) {
+	case 'S':
+		o->server = true;
+		break;
+	case 'c':
+		o->peer = optarg;
+		break;
+	case 'p':
+		opt_uint(opt, optarg, 1, 65535);
+		o->port = optarg;
+		break;
+	case 'd':
+		o->dev = optarg;
+		break;
+	case OPT_IB_PORT:
+		o->ib_port = (uint8_t)opt_uint(opt, optarg, 1, 255);
+		break;
+	case 'g':
+		o->gid_index = (int)opt_uint(opt, optarg, 0, 65535);
+		break;
+	case 'q':
+		o->qps = opt_uint(opt, optarg, 1, RG_MAX_QPS);
+		break;
+	case OPT_TCLASS:
+		o->tclass = opt_uint(opt, optarg, 0, 255);
+		break;
+	case OPT_MTU:
+		o->mtu = opt_uint(opt, optarg, 256, 4096);
+		if (!rg_mtu_from_bytes(o->mtu))
+			bad_opt(opt, "%s is not an RDMA MTU (256, 512, 1024, 2048, 4096)",
+				optarg);
+		break;
+	case OPT_TIMEOUT:
+		o->timeout = opt_uint(opt, optarg, 0, 31);
+		break;
+	case OPT_RETRY:
+		o->retry = opt_uint(opt, optarg, 0, 7);
+		break;
+	case OPT_RNR_RETRY:
+		o->rnr_retry = opt_uint(opt, optarg, 0, 7);
+		break;
+	case OPT_MIN_RNR:
+		o->min_rnr_timer = opt_uint(opt, optarg, 0, 31);
+		break;
+	case OPT_JSON:
+		o->json = optarg;
+		break;
+	case OPT_ALLOW_ERRORS:
+		o->allow_errors = true;
+		break;
+	case OPT_BIND:
+		o->bind = optarg;
+		break;
+	case OPT_SESSIONS:
+		o->sessions = opt_uint(opt, optarg, 0, 1000000);
+		break;
+	case OPT_CONNECT_TIMEOUT:
+		if (rg_parse_seconds(optarg, &o->connect_timeout_ns))
+			bad_opt(opt, "'%s' is not a duration (seconds, or with s/ms/us)",
+				optarg);
+		break;
+	case 'Q':
+		o->quiet = true;
+		break;
+	case 'h':
+		usage(stdout);
+		exit(0);
+	case ':':
+		fprintf(stderr, RG_NAME ": option '%s' needs a value\nTry 'rocegen --help'.\n",
+			argv[optind - 1]);
+		exit(2);
+	default:
+		fprintf(stderr, RG_NAME ": unknown option '%s'\nTry 'rocegen --help'.\n",
+			argv[optind - 1]);
 		exit(2);
 	}
+}
+
+/* The checks across options, and the defaults that depend on others. */
+static void opts_finish(struct rg_opts *o, bool have_duration,
+			bool have_burst)
+{
 	if (o->server == !!o->peer) {
 		fprintf(stderr, RG_NAME ": say either --server or --client SERVER_ADDR\nTry 'rocegen --help'.\n");
 		exit(2);
@@ -437,6 +435,32 @@ static int parse_opts(int argc, char **argv, struct rg_opts *o)
 		if (o->rate_bps / 8 / 250 > o->burst)
 			o->burst = o->rate_bps / 8 / 250;
 	}
+}
+
+static int parse_opts(int argc, char **argv, struct rg_opts *o)
+{
+	bool have_duration = false, have_burst = false;
+	const struct option *lo;
+	int c, idx;
+
+	opts_defaults(o);
+	opterr = 0;	/* our own messages, prefixed "rocegen:" */
+	while ((c = getopt_long(argc, argv, ":Sc:p:d:g:q:o:s:r:D:n:Qh",
+				long_opts, &idx)) != -1) {
+		/* the long name, for messages, whichever form was used */
+		for (lo = long_opts; lo->name; lo++)
+			if (lo->val == c)
+				break;
+		if (!opt_traffic(o, c, lo->name ? lo->name : "?",
+				 &have_duration, &have_burst))
+			opt_conn(o, c, lo->name ? lo->name : "?", argv);
+	}
+	if (optind < argc) {
+		fprintf(stderr, RG_NAME ": unexpected argument '%s'\nTry 'rocegen --help'.\n",
+			argv[optind]);
+		exit(2);
+	}
+	opts_finish(o, have_duration, have_burst);
 	return 0;
 }
 
@@ -844,6 +868,20 @@ struct json_object *jerrors(const struct rg_flow *f)
 			json_object_object_add(e, status_name(s),
 				json_object_new_int64((int64_t)f->err_status[s]));
 	return e;
+}
+
+struct json_object *jflow_counts(const struct rg_flow *f, unsigned int i)
+{
+	struct json_object *q = json_object_new_object();
+
+	jadd_int(q, "index", i);
+	jadd_int(q, "local_qpn", f->qp ? f->qp->qp_num : 0);
+	jadd_int(q, "remote_qpn", f->rqpn);
+	jadd_int(q, "messages", f->completed);
+	jadd_int(q, "bytes", f->bytes);
+	jadd_int(q, "errors", f->errors);
+	json_object_object_add(q, "error_status", jerrors(f));
+	return q;
 }
 
 void jadd_int(struct json_object *o, const char *k, uint64_t v)

@@ -280,6 +280,8 @@ const char *status_name(unsigned int s);
 struct json_object *jdouble(double v);
 struct json_object *jlatency(const struct rg_hist *h);
 struct json_object *jerrors(const struct rg_flow *f);
+/* Flow @i's entry of "qps" as both sides write it (counts, errors). */
+struct json_object *jflow_counts(const struct rg_flow *f, unsigned int i);
 void jadd_int(struct json_object *o, const char *k, uint64_t v);
 void jadd_str(struct json_object *o, const char *k, const char *v);
 struct json_object *jloop(const struct rg_run *r);

@@ -487,7 +487,8 @@ tap_run "rmmod with veth1 and rcy0 attached (monitors still listening)" rmmod ro
 [ ! -e "$PROC" ]
 tap_ok $? "net.rocecc is gone"
 out=$("$R" dev show 2>&1)
-[ $? = 1 ] && [ "$out" = "rocecc: generic netlink family 'rocecc' not found: is rocecc.ko loaded?" ]
+# (no BPF datapath pinned here either: the line says where it looked)
+[ $? = 1 ] && [ "$out" = "rocecc: generic netlink family 'rocecc' not found: is rocecc.ko loaded? (nor is the BPF datapath pinned in /sys/fs/bpf/rocecc)" ]
 tap_ok $? "CLI without the module: one clear line" || tap_diag "$out"
 timeout 20 ip link del rcy0
 tap_ok $? "rcy0 deletes promptly (no reference left behind)"

@@ -3,7 +3,9 @@
 # roceccd in the test VM: it attaches bpf/flowmon to both RoCE netdevs,
 # names rocegen's flow after its QP (comm[pid] lqpn -> peer:rqpn), its
 # message completion percentiles agree with rocegen's ground truth, its
-# /metrics endpoint passes promtool and counts rocegen's messages, and
+# /metrics endpoint passes promtool and counts rocegen's messages, a
+# process name with quotes, a backslash, a newline, a control character
+# and bytes that are not UTF-8 leaves /metrics and the JSON valid, and
 # SIGTERM leaves the netdevs as they were.
 # Run: selftests/vm/run selftests/vm/t_roceccd.t
 #  (or scripts/vm --test selftests/vm/t_roceccd.t)
@@ -91,7 +93,8 @@ for h in 1 2; do
 done
 
 # rg_run NAME ARGS...: rocegen WRITE host 1 -> host 2 (client pinned to
-# CPU 0), then the daemon's /flows.json, /metrics and /flows; sets cpid.
+# CPU 0; $rgc, if set, is the client's binary), then the daemon's
+# /flows.json, /metrics and /flows; sets cpid.
 rg_run() {
 	local name=$1 spid
 	shift
@@ -99,7 +102,7 @@ rg_run() {
 		--json "$work/$name.srv.json" 2>"$work/$name.srv.err" &
 	spid=$!
 	topo_wait_listen $port 20 || tap_bail "rocegen server did not listen"
-	"$rg" --client "$srv_ip" --dev "$cli_dev" --port $port --cpu 0 -Q \
+	"${rgc:-$rg}" --client "$srv_ip" --dev "$cli_dev" --port $port --cpu 0 -Q \
 		--op write --depth 4 --timeout 18 "$@" \
 		--json "$work/$name.json" 2>"$work/$name.err" &
 	cpid=$!
@@ -214,6 +217,53 @@ out=$("$cli" latency port 1 2>&1)
 tap_cmp $? -eq 1 "rocecc latency without a daemon there: exit 1"
 grep -q "http://127.0.0.1:1/flows.json: .*(is roceccd running?)" <<<"$out"
 tap_ok $? "... and says where it looked ($out)"
+
+# A process name is anyone's to choose: rocegen run through a link named
+# with a quote, a backslash, a newline, a control character and two bytes
+# that are not UTF-8 (the kernel takes comm from the file name). /metrics
+# stays valid Prometheus text and /flows.json valid JSON, with the name
+# as lib/format.h says: U+FFFD for the bad bytes (and, in a label, for
+# the control character), the rest escaped.
+hostile=$'q"b\\\n\x01\xff\xc3z'
+ln -s "$rg" "$work/$hostile"
+rgc="$work/$hostile" rg_run hostile --duration 2
+hpid=$cpid
+python3 - "$work/hostile.flows.json" "$work/hostile.metrics" "$hpid" \
+	>"$work/hostile.cmp" 2>&1 <<'PY'
+import json, sys
+flows = json.load(open(sys.argv[1], encoding="utf-8"))	# strict UTF-8
+metrics = open(sys.argv[2], encoding="utf-8").read()
+pid = int(sys.argv[3])
+want = 'q"b\\\n\x01\ufffd\ufffdz'
+f = [x for x in flows if x["pid"] == pid]
+print("nflows", len(f))
+print("json_ok", int(bool(f) and f[0]["comm"] == want and
+                     f[0]["flow"].startswith("%s[%d] " % (want, pid))))
+print("label_ok", int('comm="q\\"b\\\\\\n\ufffd\ufffd\ufffdz"' in metrics))
+PY
+tap_ok $? "hostile: /flows.json and /metrics read as UTF-8" || tap_diag "$(cat "$work/hostile.cmp")"
+hv() { awk -v k="$1" '$1 == k { print $2 }' "$work/hostile.cmp"; }
+tap_cmp "$(hv nflows)" -eq 1 "hostile: the daemon has the flow of process $hpid"
+tap_cmp "$(hv json_ok)" -eq 1 "hostile: /flows.json names it, U+FFFD for the two bad bytes"
+tap_cmp "$(hv label_ok)" -eq 1 "hostile: /metrics: its comm label escaped, U+FFFD for the control character"
+if command -v promtool >/dev/null; then
+	out=$(promtool check metrics <"$work/hostile.metrics" 2>&1)
+	tap_ok $? "hostile: promtool check metrics" || tap_diag "$out"
+fi
+"$top/build/daemon/rocecc" -j latency >"$work/hostile.lat.json" 2>&1 &&
+	python3 -c 'import json, sys; json.load(open(sys.argv[1], encoding="utf-8"))' \
+		"$work/hostile.lat.json"
+tap_ok $? "hostile: rocecc -j latency is JSON" || tap_diag "$(cat "$work/hostile.lat.json")"
+# one line per flow, each of 12 fields: 4 of the name, DEV, MSGS and six
+# percentiles (a newline or a blank kept in a name would break a line)
+out=$("$top/build/daemon/rocecc" latency 2>&1)
+nj=$("$top/build/daemon/rocecc" -j latency 2>&1 |
+	python3 -c 'import json, sys; print(len(json.load(sys.stdin)))')
+nr=$(tail -n +2 <<<"$out" | wc -l)
+tap_cmp "$nr" -eq "$nj" "hostile: rocecc latency prints one line per flow ($nr lines, $nj flows)" ||
+	tap_diag "$out"
+nf=$(awk -v p="[$hpid] " 'index($0, p) { print NF }' <<<"$out")
+tap_is "$nf" 12 "hostile: ... the line of process $hpid has its 12 fields"
 
 # a second daemon on the same port: refused before it touches anything
 out=$("$rd" -f -p $mport 2>&1)

@@ -112,7 +112,7 @@ mkdir -m 0700 "$pin"
 
 DP_RG_TIMEOUT=200 dp_rg_server rxe2 18641 1 || tap_bail "rocegen server"
 DP_RG_PEER=$(topo_ip 2) DP_RG_TIMEOUT=200 dp_rg_client 1 18641 "$work/c.json" \
-	--duration 180 --rate 2 --burst 4K --cpu 0 >/dev/null 2>"$work/c.err" &
+	--duration 180 --rate 2 --burst 16K --cpu 0 >/dev/null 2>"$work/c.err" &
 
 # --- confined: it works ----------------------------------------------------------
 RD_BIN=$work/sb
@@ -135,7 +135,7 @@ rd_get flows.json >"$work/flows.json"
 jq -e '[.[] | select(.comm == "rocegen" and .pid > 0 and .counters.tx_packets > 0)] | length > 0' \
 	"$work/flows.json" >/dev/null
 tap_ok $? "flowmon attached, rocegen's QP learned and named from /proc/PID/comm" ||
-	tap_diag "$(head -c 600 "$work/flows.json")"
+	tap_diag "$(head -c 600 "$work/flows.json"; echo; echo "rocegen client:"; tail -n 5 "$work/c.err")"
 rd_get metrics >"$work/m"
 tap_is "$(rd_metric "$work/m" rocecc_module_attached 'netdev="veth1"')" 1 \
 	"rocecc.ko attached over genetlink (rocecc_module_attached 1)"

@@ -21,17 +21,8 @@ UAPI = open(os.path.join(TOP, "include/uapi/linux/rocecc.h")).read()
 KMOD = {p: open(p).read() for p in glob.glob(os.path.join(TOP, "kmod/*.c"))}
 GENL = KMOD[os.path.join(TOP, "kmod/genl.c")]
 
-n = failed = 0
-
-
-def ok(cond, desc, diag=""):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (n, desc))
-    if not cond:
-        failed = 1
-        for line in str(diag).splitlines():
-            print("# " + line)
+sys.path.insert(0, os.path.join(TOP, "selftests/lib"))
+from tap import ok, plan  # noqa: E402
 
 
 def enum(name):
@@ -120,5 +111,4 @@ extra = replies - put
 ok(not extra, "every attribute a tree returns is put by the module",
    " ".join(sorted(extra)))
 
-print("1..%d" % n)
-sys.exit(failed)
+sys.exit(plan())

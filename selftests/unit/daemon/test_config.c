@@ -446,7 +446,7 @@ static void test_errors(void)
 		{ "[rankmap]\npath = /x\n",
 		  "t.conf:2: [rankmap] path: unknown key (known: file, host)" },
 		{ "[module]\nrp_ai = 1\n",
-		  "t.conf:2: [module] rp_ai: unknown key: neither attach, devices, profile nor a rocecc parameter (rocecc param show lists them)" },
+		  "t.conf:2: [module] rp_ai: unknown key: neither attach, devices, fq, profile nor a rocecc parameter (rocecc param show lists them)" },
 		{ "[daemon]\nPort = 1\n",
 		  "t.conf:2: [daemon] Port: unknown key (known: listen, port, interval, linger, buckets_per_octave, log_level, pin_dir)" },
 		{ "[daemon]\nrp_ai_rate = 1\n",
@@ -664,6 +664,66 @@ static void test_set(void)
 	tap_is_str(err, "-o: [rankmap] port: unknown key (known: file, host)",
 		   "  message");
 	tap_ok(rd_conf_equal(&c, &before), "rd_conf_set failures leave @c");
+}
+
+/* The command-line flags: each sets the key its table entry names. */
+static void test_flags(void)
+{
+	static const struct {
+		const char *flag, *value, *key;
+	} cases[] = {
+		{ "listen", "::1", "listen = ::1" },
+		{ "port", "80", "port = 80" },
+		{ "interval", "250ms", "interval = 250ms" },
+		{ "linger", "2", "linger = 2s" },
+		{ "buckets-per-octave", "16", "buckets_per_octave = 16" },
+		{ "log-level", "DEBUG", "log_level = debug" },
+		{ "pin-dir", "none", "pin_dir = none" },
+		{ "datapath", "bpf", "engine = bpf" },
+	};
+	char err[ERRLEN], want[64], *text;
+	struct rd_conf c, before;
+	unsigned int i, j, n = 0;
+	const char *name;
+	int letter;
+
+	for (i = 0; (name = rd_conf_flag(i, &letter)); i++) {
+		for (j = 0; j < sizeof(cases) / sizeof(cases[0]); j++)
+			if (!strcmp(name, cases[j].flag))
+				break;
+		if (!tap_ok(j < sizeof(cases) / sizeof(cases[0]),
+			    "flag --%s is tested", name))
+			continue;
+		n++;
+		rd_conf_defaults(&c);
+		tap_eq(rd_conf_set_flag(&c, i, cases[j].value, err, sizeof(err)),
+		       0, "--%s %s", name, cases[j].value);
+		text = print_str(&c);
+		snprintf(want, sizeof(want), "\n%s\n", cases[j].key);
+		tap_ok(strstr(text, want) != NULL, "  sets %s", cases[j].key);
+		free(text);
+	}
+	tap_eq(n, sizeof(cases) / sizeof(cases[0]), "every flag is there");
+	tap_ok(rd_conf_flag(i, &letter) == NULL && rd_conf_flag(i + 1, &letter) == NULL,
+	       "no flag past the last");
+
+	/* the file's checks and words, with the flag's name */
+	for (i = 0; (name = rd_conf_flag(i, &letter)) && strcmp(name, "listen"); i++)
+		;
+	rd_conf_defaults(&c);
+	before = c;
+	tap_eq(rd_conf_set_flag(&c, i, "localhost", err, sizeof(err)), -EINVAL,
+	       "--listen localhost is refused");
+	tap_is_str(err, "--listen: 'localhost' is not an IPv4 or IPv6 address",
+		   "  message");
+	tap_eq(letter, 'l', "  its short form is -l");
+	for (i = 0; (name = rd_conf_flag(i, &letter)) && strcmp(name, "interval"); i++)
+		;
+	tap_eq(rd_conf_set_flag(&c, i, "0.1ms", err, sizeof(err)), -EINVAL,
+	       "--interval 0.1ms is refused");
+	tap_is_str(err, "--interval: '0.1ms' is out of range (1ms to 1 day)",
+		   "  message");
+	tap_ok(rd_conf_equal(&c, &before), "refused flags leave @c");
 }
 
 /* Write @text to a temporary file; its path into @path. */
@@ -1250,6 +1310,7 @@ int main(void)
 	test_print();
 	test_check();
 	test_set();
+	test_flags();
 	test_files();
 	test_example_uncommented();
 	test_pfc();

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <json-c/json.h>
 
 #include <rocecc/hist.h>
 #include "flowmon.h"
@@ -33,6 +34,8 @@ static void test_names(void)
 	tap_is_str(name, "?[7] 5 -> 10.0.0.3:6", "unknown comm");
 }
 
+#define FFFD "\xef\xbf\xbd"
+
 static void test_escape(void)
 {
 	char out[64];
@@ -43,6 +46,47 @@ static void test_escape(void)
 	tap_is_str(out, "ab", "truncation never splits an escape");
 	rd_prom_escape("rocegen[12] 3 -> 10.0.0.2:4", out, sizeof(out));
 	tap_is_str(out, "rocegen[12] 3 -> 10.0.0.2:4", "a flow name needs no escape");
+
+	/* UTF-8: valid characters stay, every bad byte is U+FFFD */
+	rd_prom_escape("\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", out, sizeof(out));
+	tap_is_str(out, "\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80",
+		   "two-, three- and four-byte characters stay");
+	rd_prom_escape("a\xff" "b\x80" "c", out, sizeof(out));
+	tap_is_str(out, "a" FFFD "b" FFFD "c", "a stray byte becomes U+FFFD");
+	rd_prom_escape("\xc0\x80\xed\xa0\x80\xf4\x90\x80\x80", out, sizeof(out));
+	tap_is_str(out, FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD FFFD,
+		   "overlong NUL, a surrogate, above U+10FFFF: each byte U+FFFD");
+	rd_prom_escape("\xe2\x82", out, sizeof(out));
+	tap_is_str(out, FFFD FFFD, "a character cut by the end of the string");
+	rd_prom_escape("a\x01" "b\tc\rd\x7f\xc2\x85" "e", out, sizeof(out));
+	tap_is_str(out, "a" FFFD "b" FFFD "c" FFFD "d" FFFD FFFD "e",
+		   "control characters (C0, DEL, C1) become U+FFFD");
+	rd_prom_escape("ab\xe2\x82\xac", out, 5);
+	tap_is_str(out, "ab", "truncation never splits a character");
+	rd_prom_escape("\xff", out, 3);
+	tap_is_str(out, "", "nor a replacement character");
+
+	tap_is_str(rd_text_line("a\"b\\c\nd\x01" "e\xff", out, sizeof(out)),
+		   "a\"b\\c" FFFD "d" FFFD "e" FFFD,
+		   "rd_text_line(): quotes stay, every control character U+FFFD");
+
+	/* JSON strings keep control characters; only bad bytes change */
+	tap_is_str(rd_utf8_repair("a\x01\n\xff\"\\", out, sizeof(out)),
+		   "a\x01\n" FFFD "\"\\", "rd_utf8_repair() keeps control characters");
+	{
+		json_object *o = rd_json_str("q\"b\\n\nc\x01i\xffv\xc3\xa9");
+		const char *j = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
+		json_object *back = json_tokener_parse(j);
+
+		tap_is_str(j, "\"q\\\"b\\\\n\\nc\\u0001i" FFFD "v\xc3\xa9\"",
+			   "rd_json_str(): json-c escapes, U+FFFD for the bad byte");
+		tap_ok(back && !strcmp(json_object_get_string(back),
+				       "q\"b\\n\nc\x01i" FFFD "v\xc3\xa9"),
+		       "  and json-c reads it back");
+		json_object_put(back);
+		json_object_put(o);
+		tap_ok(rd_json_str(NULL) == NULL, "rd_json_str(NULL): JSON null");
+	}
 }
 
 static void test_percentiles(void)

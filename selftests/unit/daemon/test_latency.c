@@ -46,6 +46,34 @@ static void test_sort_table(void)
 	       !strcmp(name_at(a, 1), "a[1] 17 -> 10.0.0.2:17"), "sort msgs");
 	tap_ok(!cli_latency_sort(a, "flow") && !strcmp(name_at(a, 0), "a[1] 17 -> 10.0.0.2:17") &&
 	       !strcmp(name_at(a, 1), "b[2] 18 -> 10.0.0.3:19"), "sort flow: by name");
+	{
+		json_object *t = json_tokener_parse(
+			"[ { \"flow\": \"z 1 -> 10.0.0.9:1\", \"rtt\": { \"p99_us\": 5.0 } },"
+			"  { \"flow\": \"y 1 -> 10.0.0.9:1\", \"rtt\": { \"p99_us\": 5.0 } },"
+			"  { \"flow\": \"x 1 -> 10.0.0.9:1\", \"rtt\": { \"p99_us\": 6.0 } } ]");
+
+		tap_ok(!cli_latency_sort(t, "rtt") &&
+		       !strcmp(name_at(t, 0), "x 1 -> 10.0.0.9:1") &&
+		       !strcmp(name_at(t, 1), "y 1 -> 10.0.0.9:1") &&
+		       !strcmp(name_at(t, 2), "z 1 -> 10.0.0.9:1"),
+		       "sort rtt: equal values by name");
+		json_object_put(t);
+	}
+	{
+		json_object *t = json_tokener_parse(
+			"[ { \"flow\": \"x\\ny\\u0001 1 -> 10.0.0.9:1\", \"dev\": \"d\\t\" } ]");
+		char *b = NULL;
+		size_t n = 0;
+		FILE *m = open_memstream(&b, &n);
+
+		cli_latency_table(m, t);
+		fclose(m);
+		tap_ok(b && strstr(b, "\nx\xef\xbf\xbdy\xef\xbf\xbd 1 -> 10.0.0.9:1") &&
+		       strstr(b, " d\xef\xbf\xbd ") && !strchr(b, '\t'),
+		       "a name with a newline and control characters: one line");
+		free(b);
+		json_object_put(t);
+	}
 
 	f = open_memstream(&buf, &len);
 	cli_latency_table(f, a);

@@ -41,19 +41,8 @@ MAN_ROCECCD = os.path.join(HERE, "roceccd", "roceccd.8")
 MAN_CONF = os.path.join(HERE, "roceccd", "roceccd.conf.5")
 PAGES = (MAN_ROCECC, MAN_ROCECCD, MAN_CONF)
 
-n = 0
-failed = 0
-
-
-def ok(cond, desc, diag=None):
-    global n, failed
-    n += 1
-    print(("ok" if cond else "not ok") + " %d - %s" % (n, desc))
-    if not cond:
-        failed = 1
-        for line in (diag or "").splitlines():
-            print("# " + line)
-    return cond
+sys.path.insert(0, os.path.join(TOP, "selftests/lib"))
+from tap import ok, plan  # noqa: E402
 
 
 def run(argv, **kw):
@@ -382,8 +371,7 @@ def main():
     check_rocecc()
     check_roceccd()
     check_conf()
-    print("1..%d" % n)
-    return failed
+    return plan()
 
 
 if __name__ == "__main__":

@@ -516,6 +516,9 @@ static void test_errors(void)
 		{ "indented line",
 		  "[layout]\nworld_size = 16\n  tp = 2\n",
 		  "t.map:3: indented line (inih would read it as a continuation of the previous value)" },
+		{ "indented section line",
+		  " [layout]\nworld_size = 16\n",
+		  "t.map:1: indented line (inih would read it as a continuation of the previous value)" },
 		{ "rank beyond world_size",
 		  LAYOUT "[ranks]\n0-15 = a\n16 = b\n",
 		  "t.map:9: [ranks] 16: rank 16 is beyond world_size 16 (ranks are 0 to 15)" },
@@ -599,6 +602,19 @@ static void test_long_line(void)
 		tap_diag("got %d '%s'", ret, err);
 }
 
+static void test_nul(void)
+{
+	static const char text[] = "[layout]\nworld_size = 1\0\norder = tp-pp-dp\n";
+	char err[256];
+	int ret;
+
+	ret = rankmap_parse(&((struct rankmap){ 0 }), "t.map", text,
+			    sizeof(text) - 1, err, sizeof(err));
+	if (!tap_ok(ret == -EINVAL && !strcmp(err, "t.map:2: NUL character in line"),
+		    "rejected: a NUL character"))
+		tap_diag("got %d '%s'", ret, err);
+}
+
 static void test_file(void)
 {
 	char path[] = "/tmp/test_rankmap.XXXXXX", err[256], want[128];
@@ -631,7 +647,8 @@ static void test_file(void)
 	unlink(path);
 
 	ret = rd_rankmap_load(&m, path, err, sizeof(err));
-	snprintf(want, sizeof(want), "%s: %s", path, strerror(ENOENT));
+	snprintf(want, sizeof(want), "%s: cannot open: %s", path,
+		 strerror(ENOENT));
 	tap_ok(ret == -ENOENT && !strcmp(err, want), "missing file: %s", err);
 }
 
@@ -645,6 +662,7 @@ int main(void)
 	test_order_parse();
 	test_errors();
 	test_long_line();
+	test_nul();
 	test_file();
 	return tap_done();
 }

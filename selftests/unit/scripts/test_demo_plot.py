@@ -17,18 +17,8 @@ spec = importlib.util.spec_from_file_location(
 dp = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(dp)
 
-n_test = 0
-failed = 0
-
-
-def ok(cond, name, diag=None):
-    global n_test, failed
-    n_test += 1
-    print(("ok" if cond else "not ok") + f" {n_test} - {name}")
-    if not cond:
-        failed += 1
-        if diag is not None:
-            print("# " + str(diag).replace("\n", "\n# "))
+sys.path.insert(0, os.path.join(TOP, "selftests/lib"))
+from tap import ok, plan, skip  # noqa: E402
 
 
 def near(a, b, eps=1e-6):
@@ -133,7 +123,7 @@ def main():
         ok(v["cdf"][4] == [(1.0, 0.0), (2.0, 1.0)], "victim: its completion CDF", v["cdf"][4])
 
         if not shutil.which("gnuplot"):
-            print("ok %d # SKIP no gnuplot (scripts/deps.sh installs gnuplot-nox)" % (n_test + 1))
+            skip("the plots", "no gnuplot (scripts/deps.sh installs gnuplot-nox)")
         else:
             p = subprocess.run([sys.executable, os.path.join(TOP, "scripts/demo_plot.py"), d],
                                capture_output=True, text=True)
@@ -151,8 +141,7 @@ def main():
                "the gnuplot scripts are kept")
     finally:
         shutil.rmtree(d, ignore_errors=True)
-    print(f"1..{n_test}")
-    return 1 if failed else 0
+    return plan()
 
 
 if __name__ == "__main__":

@@ -50,6 +50,21 @@ def jain(x):
     return sum(x) ** 2 / (len(x) * s2) if s2 > 0 else 0.0
 
 
+def dev_entry(d, h, when=""):
+    """veth<h>'s object in the run's devs<when>.json (rocecc -j -s dev show
+    of every attached device, lib/incast.sh incast_devs; when: "" after the
+    run, ".before"); None if it was not attached."""
+    try:
+        with open(os.path.join(d, f"devs{when}.json")) as f:
+            devs = json.load(f)
+    except (OSError, ValueError):
+        return None
+    for e in devs:
+        if e.get("dev") == f"veth{h}":
+            return e
+    return None
+
+
 def rd_flow(flows, netdev, lqpn, peer):
     """roceccd's flow of a sender: on its netdev, rocegen's local QPN, to
     the receiver (peer); None if the daemon did not see it."""
@@ -137,17 +152,15 @@ def run_figures(d, rate, conv):
     r["dups"] = delta(f"rxe{n + 1}.duplicate_request")
     r["errors"] = sum(r[f"errors{h}"] for h in range(1, n + 1))
     r["cnp_sent"] = r["cnp_handled"] = r["cnp_ignored"] = -1
-    dev = lambda h: os.path.join(d, f"dev{h}.json")
-    if os.path.exists(dev(n + 1)):
+    if dev_entry(d, n + 1) is not None:
         def st(h):
             """The device's counters over the run."""
-            a = json.load(open(dev(h)))[0].get("stats", {})
-            bp = os.path.join(d, f"dev{h}.before.json")
-            b = json.load(open(bp))[0].get("stats", {}) if os.path.exists(bp) else {}
+            a = (dev_entry(d, h) or {}).get("stats", {})
+            b = (dev_entry(d, h, ".before") or {}).get("stats", {})
             return {k: v - b.get(k, 0) for k, v in a.items()}
         r["cnp_sent"] = st(n + 1).get("np_cnp_sent", 0)
         senders = [h for h in range(1, n + 3)
-                   if h != n + 1 and os.path.exists(dev(h))]
+                   if h != n + 1 and dev_entry(d, h) is not None]
         r["cnp_handled"] = sum(st(h).get("rp_cnp_handled", 0)
                                for h in senders)
         r["cnp_ignored"] = sum(st(h).get("rp_cnp_ignored", 0)

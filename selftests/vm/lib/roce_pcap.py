@@ -7,13 +7,14 @@ their DSCP and ECN. Standard library only (fast under TCG).
 Usage: roce_pcap.py FILE [SRC_ADDR]   (only packets from SRC_ADDR if given)
 Prints one line: roce=N notect=N ect0=N ect1=N ce=N icrc_bad=N cnp=N
 cnp_icrc_bad=N data=N data_notect=N cnp_dscp=D[,D] cnp_ecn=E[,E]
-cnp_qpn=Q[,Q] cnp_gap_min_us=G cnp_gap2_min_us=G2 cnp_span_us=S
-cnp_first_us=T
+cnp_qpn=Q[,Q] cnp_gap_min_us=G cnp_gap2_min_us=G2 cnp_gap16_min_us=G16
+cnp_span_us=S cnp_first_us=T
 (cnp_qpn: the CNPs' destination QPNs in hex; cnp_first_us: the first CNP's
 capture time, microseconds since the epoch; cnp_gap_min_us: the shortest
 interval between two consecutive CNPs to the same QPN, cnp_gap2_min_us
-between a CNP and the next but one; cnp_span_us: first to last CNP; "-"
-when there are too few CNPs.)
+between a CNP and the next but one, cnp_gap16_min_us between a CNP and the
+sixteenth after it; cnp_span_us: first to last CNP; "-" when there are too
+few CNPs.)
 
 The ICRC is CRC-32 over 8 bytes 0xff, the IP header with TOS/TTL/checksum
 (IPv4) or traffic class/flow label/hop limit (IPv6) set to ones, the UDP
@@ -74,8 +75,8 @@ def main():
     c = dict(roce=0, notect=0, ect0=0, ect1=0, ce=0, icrc_bad=0, cnp=0,
              cnp_icrc_bad=0, data=0, data_notect=0)
     cnp_dscp, cnp_ecn = set(), set()
-    cnp_last, cnp_gap, cnp_gap2, cnp_t = {}, None, None, []
-    cnp_prev = {}
+    cnp_last, cnp_gap, cnp_gap2, cnp_gap16, cnp_t = {}, None, None, None, []
+    cnp_prev, cnp_hist = {}, {}
     for ts, lt, d in frames(sys.argv[1]):
         r = l3(lt, d)
         if not r:
@@ -135,6 +136,11 @@ def main():
             if qpn in cnp_last:
                 cnp_prev[qpn] = cnp_last[qpn]
             cnp_last[qpn] = ts
+            h = cnp_hist.setdefault(qpn, [])
+            h.append(ts)
+            if len(h) > 16:
+                g = ts - h.pop(0)
+                cnp_gap16 = g if cnp_gap16 is None else min(cnp_gap16, g)
             cnp_t.append(ts)
         elif op <= 0x10 or 0x13 <= op <= 0x2b:
             c['data'] += 1		# requests, READ responses, UC
@@ -146,6 +152,7 @@ def main():
     out += ' cnp_qpn=' + (','.join(f'{q:#x}' for q in sorted(cnp_last)) or '-')
     out += ' cnp_gap_min_us=' + ('-' if cnp_gap is None else f'{cnp_gap:.0f}')
     out += ' cnp_gap2_min_us=' + ('-' if cnp_gap2 is None else f'{cnp_gap2:.0f}')
+    out += ' cnp_gap16_min_us=' + ('-' if cnp_gap16 is None else f'{cnp_gap16:.0f}')
     out += ' cnp_span_us=' + (f'{cnp_t[-1] - cnp_t[0]:.0f}' if len(cnp_t) > 1 else '-')
     out += ' cnp_first_us=' + (f'{cnp_t[0]:.0f}' if cnp_t else '-')
     print(out)
