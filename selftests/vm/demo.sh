@@ -2,19 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The demo, run inside the VM by scripts/demo (make demo): a 3-to-1 incast
-# of RDMA WRITEs between soft-RoCE hosts (16 KB messages, 4 outstanding per
-# QP: unchecked, rxe's windows queue ~170 KB, 68 ms, more than the 60 ms
-# rxe's default ACK timeout waits) through a switch whose port toward the
-# receiver is a 20 Mbit/s bottleneck with RED/ECN marking, with a victim
-# beside it: one QP from another host to the same receiver, through the
-# same port and priority, 64 B messages one at a time, back to back (a
-# latency-sensitive exchange). Run four times (lib/incast.sh): plain rxe (Not-ECT, the
-# switch drops), ECT without any reaction (the switch marks, nobody slows
-# down), and rocecc.ko on every host with the mlx5 and with the paper
-# profile, scaled to the testbed (rates / D, time constants x D;
-# selftests/vm/README, "Rate scaling"). Every QP uses rxe's default ACK
-# timeout (14, 67 ms). Measured by rocegen, the switch's counters and the
-# module's.
+# of RDMA WRITEs between soft-RoCE hosts through a switch whose port toward
+# the receiver is a 20 Mbit/s bottleneck with RED/ECN marking, run four
+# times (lib/incast.sh): plain rxe (Not-ECT, the switch drops), ECT without
+# any reaction (the switch marks, nobody slows down), and rocecc.ko on
+# every host with the mlx5 and with the paper profile, scaled to the
+# testbed (rates / D, time constants x D; selftests/vm/README, "Rate
+# scaling"). Every QP uses rxe's default ACK timeout (14, 67 ms), what
+# applications get: unchecked, the three windows (16 KB messages, 4
+# outstanding) queue ~170 KB, 68 ms, more than that timeout waits.
+# Measured by rocegen, the switch's counters and the module's.
 # roceccd watches every run (message completion on the wire, per-flow
 # bytes and CNPs): lib/incast.sh samples its /flows.json every 250 ms.
 # Prints one side-by-side table.
@@ -26,9 +23,8 @@
 # directory per run; scripts/demo plots it on the host (scripts/demo_plot.py).
 # Outside scripts/vm (no ROCECC_VM_OUT_DIR) it goes to a new /tmp/demo.XXXXXX.
 #
-# Knobs: ROCECC_DEMO_SENDERS (3), ROCECC_DEMO_QPS (1 per sender),
-# ROCECC_DEMO_SECS (10, the runs without rocecc), ROCECC_DEMO_TIME_SECS
-# (20, the runs with it).
+# Knobs: ROCECC_DEMO_SENDERS (3), ROCECC_DEMO_SECS (8, the runs without
+# rocecc), ROCECC_DEMO_TIME_SECS (20, the runs with it).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$top/selftests/vm/lib
@@ -38,9 +34,8 @@ lib=$top/selftests/vm/lib
 . "$lib/rd.sh"
 
 n=${ROCECC_DEMO_SENDERS:-3}
-secs=${ROCECC_DEMO_SECS:-10}
+secs=${ROCECC_DEMO_SECS:-8}
 tsecs=${ROCECC_DEMO_TIME_SECS:-20}
-export INCAST_QPS=${ROCECC_DEMO_QPS:-1} INCAST_VICTIM=64 INCAST_VICTIM_GAP_MS=0
 if [ -n "${ROCECC_VM_OUT_DIR:-}" ]; then
 	INCAST_DIR=$ROCECC_VM_OUT_DIR/${1:-$(date -u +%Y%m%dT%H%M%SZ)}
 	mkdir -p "$INCAST_DIR" || exit 1
@@ -62,7 +57,7 @@ trap cleanup EXIT
 t_start=$EPOCHREALTIME
 phase() { printf '[demo %5.1fs] %s\n' "$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')" "$*"; }
 
-phase "building $((n + 2)) soft-RoCE hosts and a switch; bottleneck toward host $((n + 1)): 20 Mbit/s, RED ECN Kmin 20 KB, Kmax 80 KB, Pmax 0.1; the victim on host $((n + 2))"
+phase "building $((n + 1)) soft-RoCE hosts and a switch; bottleneck toward host $((n + 1)): 20 Mbit/s, RED ECN Kmin 20 KB, Kmax 80 KB, Pmax 0.1"
 modprobe -a ib_core rdma_rxe || exit 1
 incast_setup "$n" 20 20000 80000 0.1 || exit 1
 phase "starting roceccd (per-flow telemetry; sampled every 250 ms during each run)"
@@ -83,9 +78,9 @@ for m in plain ect mlx5-time paper-time; do
 	*) what="rocecc.ko, ${m%-time} profile scaled to the testbed" ;;
 	esac
 	case $m in
-	*-time) phase "run $m ($what): hosts 1..$n ($INCAST_QPS QPs each) write 16 KB messages to host $((n + 1)) for ${tsecs}s, the victim 64 B messages back to back"
+	*-time) phase "run $m ($what): hosts 1..$n write 16 KB messages to host $((n + 1)) for ${tsecs}s"
 		INCAST_CONV=5 incast_run "$m" "$tsecs" || exit 1 ;;
-	*) phase "run $m ($what): hosts 1..$n ($INCAST_QPS QPs each) write 16 KB messages to host $((n + 1)) for ${secs}s, the victim 64 B messages back to back"
+	*) phase "run $m ($what): hosts 1..$n write 16 KB messages to host $((n + 1)) for ${secs}s"
 		INCAST_CONV=3 incast_run "$m" "$secs" || exit 1 ;;
 	esac
 done
