@@ -45,26 +45,26 @@ tap_run "attach veth1 and veth2" dp_attach 1 2
 
 # One rocegen run from host 1 to host 2. Sets: gp (steady goodput, Mbit/s:
 # mean of the middle 60% of the 10 ms samples), mbit, msgs, errs, retry,
-# seqerr, senderr, dups, sent1, rcvd2, fqdrops, and the flow dump in
-# $work/flow.json.
+# seqerr, senderr, dups, sent1, rcvd2, fqdrops, lqpn (rocegen's QP), and
+# the flow dump in $work/flow.json.
 port=18600
 run() {
 	local cj=$work/c.json fam=${FAM:-4}
 	local -a ga=()
 	port=$((port + 1))
 	[ "$fam" = 6 ] && ga=(--gid-index "$(topo_gid_index 2 6)")
-	topo_counters >"$work/b"
+	topo_rxe_counters >"$work/b"	# rxe's alone: the switch's are not used here
 	tc -s -j qdisc show dev veth1 >"$work/qb"
 	dp_rg_server rxe2 "$port" 1 "${ga[@]}" || return 1
 	[ "$fam" = 6 ] && ga=(--gid-index "$(topo_gid_index 1 6)")
 	DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 "$port" "$cj" "${ga[@]}" "$@" >"$work/c.out" 2>&1
 	wait "$DP_SRV_PID"
 	dp_flow_json veth1 >"$work/flow.json"
-	topo_counters >"$work/a"
+	topo_rxe_counters >"$work/a"
 	tc -s -j qdisc show dev veth1 >"$work/qa"
-	read -r gp mbit msgs errs < <(jq -r '[([.qps[0].throughput[].mbit] as $a | ($a | length) as $n |
+	read -r gp mbit msgs errs lqpn < <(jq -r '[([.qps[0].throughput[].mbit] as $a | ($a | length) as $n |
 		[$a[($n * 0.2 | floor):($n * 0.8 | floor)][]] | if length > 0 then add / length else 0 end),
-		.total.mbit, .total.messages, .total.errors] | map(tostring) | join(" ")' "$cj")
+		.total.mbit, .total.messages, .total.errors, .qps[0].local_qpn] | map(tostring) | join(" ")' "$cj")
 	retry=$(topo_delta "$work/b" "$work/a" rxe1.completer_retry_err)
 	seqerr=$(topo_delta "$work/b" "$work/a" rxe1.rcvd_seq_err)
 	senderr=$(topo_delta "$work/b" "$work/a" rxe1.send_err)
@@ -74,8 +74,9 @@ run() {
 	fqdrops=$(( $(jq '.[0].drops' "$work/qa") - $(jq '.[0].drops' "$work/qb") ))
 }
 
-# flow FIELD: a field of the flow in the last dump (there is one per run).
-flow() { jq -r "[.[] | select(.packets > 0)] | last | .$1" "$work/flow.json"; }
+# flow FIELD: a field of the run's flow in the last dump (by rocegen's QP:
+# the previous run's flow is still there until flow_idle_ms has passed).
+flow() { jq -r --argjson q "$lqpn" "[.[] | select(.lqpn == \$q)] | last | .$1" "$work/flow.json"; }
 
 # --- ECT(0) marking, and rxe accepts the marked packets ------------------------
 
@@ -113,7 +114,7 @@ pace() {
 	[ "$fam" = 6 ] && share=0.9403 || share=0.9579
 	want=$(awk -v r="$rate" -v s="$share" 'BEGIN { printf "%.3f", r * s }')
 	tap_diag "goodput steady $gp Mb/s (want $want), whole run $mbit; fq drops $fqdrops, send_err $senderr, retries $retry, seq errors $seqerr, duplicates $dups, errors $errs"
-	tap_diag "flow: $(jq -c '[.[] | select(.packets > 0)] | last | {raddr, rqpn, lqpn, rate_kbps, packets, pacing_delayed, pacing_capped, pacing_budget_us, qp_timeout, budget_known}' "$work/flow.json")"
+	tap_diag "flow: $(jq -c --argjson q "$lqpn" '[.[] | select(.lqpn == $q)] | last | {raddr, rqpn, lqpn, rate_kbps, packets, pacing_delayed, pacing_capped, pacing_budget_us, qp_timeout, budget_known}' "$work/flow.json")"
 	awk -v g="$gp" -v w="$want" 'BEGIN { exit !(g >= 0.9 * w && g <= 1.1 * w) }'
 	tap_ok $? "IPv$fam $rate Mb/s: steady goodput $gp within 10% of $want" 
 	tap_cmp "$fqdrops" -eq 0 "IPv$fam $rate Mb/s: no fq drops"
