@@ -55,6 +55,14 @@
  * follow the rate instead of the message size: a QP can be paced down to
  * one packet per budget, and no ACK-requesting packet leaves more than
  * one budget after the previous one.
+ * A QP that was quiet (no ACK-requesting packet within the last budget)
+ * is asked on its next packet too: rxe never stops its timer once
+ * everything is acknowledged (6.1 and 6.12), so the timer may still be
+ * pending from an ACK up to a timeout ago and expire any moment; the ACK
+ * of this first packet, a round trip later, re-arms it for what follows.
+ * Left to the rate, the first ACK would come up to a budget later (in
+ * 3-to-1 incasts at timeout 14, 2 retransmissions a run with an empty
+ * switch queue).
  *
  * The budget is a share (pacing_budget_pct) of the timeout as rxe's jiffies
  * timer really applies it, at most max_delay: rocecc_pace_budget_ns().
@@ -195,11 +203,12 @@ static inline __u64 rocecc_pace(struct rocecc_pace *s,
 {
 	__u64 start = now > s->next_tx ? now : s->next_tx;
 	__u64 ref, limit, lim2;
+	bool quiet;
 
 	*flags = 0;
 	/* The timer's reference: the last AckReq, or now if older. */
-	ref = rocecc_pace_add(s->ack_ref, s->budget_ns) >= now ?
-	      s->ack_ref : now;
+	quiet = rocecc_pace_add(s->ack_ref, s->budget_ns) < now;
+	ref = quiet ? now : s->ack_ref;
 	limit = rocecc_pace_add(ref, s->budget_ns);
 	lim2 = rocecc_pace_add(now, max_delay_ns);
 	if (lim2 < limit)
@@ -215,9 +224,12 @@ static inline __u64 rocecc_pace(struct rocecc_pace *s,
 	if (len > ROCECC_RP_PACE_LEN_MAX)
 		len = ROCECC_RP_PACE_LEN_MAX;
 	s->next_tx = rocecc_pace_add(start, rocecc_rp_delay_ns(rp, len));
-	/* The next packet could not leave within the budget: ask for an ACK. */
+	/*
+	 * Ask for an ACK if the next packet could not leave within the
+	 * budget, or if the QP was quiet (its timer may be stale).
+	 */
 	if (!ack_req && may_ask &&
-	    s->next_tx > rocecc_pace_add(ref, s->budget_ns)) {
+	    (quiet || s->next_tx > rocecc_pace_add(ref, s->budget_ns))) {
 		ack_req = true;
 		*flags |= ROCECC_PACE_ACKREQ;
 	}

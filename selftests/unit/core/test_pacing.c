@@ -268,9 +268,11 @@ static void test_random(void)
 		bad_flags += !!(fl & ROCECC_PACE_CAPPED) !=
 			     ((old.next_tx > now ? old.next_tx : now) > limit);
 		/* asked: only when allowed, and exactly when the next packet
-		 * could not leave within the budget of the old reference */
+		 * could not leave within the budget of the old reference or
+		 * the QP was quiet (the reference aged: ref is now) */
 		bad_flags += !!(fl & ROCECC_PACE_ACKREQ) !=
-			     (!ack && ask && s.next_tx > ref + old.budget_ns);
+			     (!ack && ask && (old.ack_ref + old.budget_ns < now ||
+					      s.next_tx > ref + old.budget_ns));
 		bad_flags += (ack || (fl & ROCECC_PACE_ACKREQ)) ?
 			     s.ack_ref != d : s.ack_ref != old.ack_ref;
 		capped += !!(fl & ROCECC_PACE_CAPPED);
@@ -288,9 +290,10 @@ static void test_random(void)
 
 /*
  * Asking for ACKs (@may_ask): 1000 B at 1 Mb/s are 8 ms apart and no
- * packet carries rxe's AckReq; the packet after which the next could only
- * leave past ack_ref + 30 ms gets ROCECC_PACE_ACKREQ and becomes the
- * reference, so the rate is kept and nothing is capped.
+ * packet carries rxe's AckReq; the first packet of a quiet QP and the
+ * packet after which the next could only leave past ack_ref + 30 ms get
+ * ROCECC_PACE_ACKREQ and become the reference, so the rate is kept and
+ * nothing is capped.
  */
 static void test_ackreq(void)
 {
@@ -311,9 +314,19 @@ static void test_ackreq(void)
 		}
 	}
 	tap_eq(capped, 0, "ask: the rate is kept, nothing capped");
-	/* at 0 the next (8) is within 0 + 30; at 24 the next (32) is not */
-	tap_eq(asks, 3, "ask: three ACK requests in 88 ms of packets");
-	tap_eq(asked_at, 244872, "ask: at +24, +48 and +72 ms, 24 ms apart");
+	/* 0: the QP was quiet; at 24 the next (32) is past 0 + 30 */
+	tap_eq(asks, 4, "ask: four ACK requests in 88 ms of packets");
+	tap_eq(asked_at, 244872, "ask: at 0 (quiet before), +24, +48 and +72 ms");
+
+	/* Quiet for longer than the budget: the next packet is asked. */
+	d = rocecc_pace(&s, &rp, T0 + 200 * MS, 1000, false, true, NOLIMIT, &fl);
+	tap_eq(d, T0 + 200 * MS, "after 112 ms quiet: leaves at once");
+	tap_eq(fl, ROCECC_PACE_ACKREQ, "after 112 ms quiet: asked (rxe's timer may be stale)");
+	tap_eq(s.ack_ref, d, "after 112 ms quiet: the reference");
+	rocecc_pace(&s, &rp, T0 + 200 * MS, 1000, false, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 240 * MS, 1000, false, false, NOLIMIT, &fl);
+	tap_eq(d, T0 + 240 * MS, "quiet, @may_ask false: leaves at once");
+	tap_eq(fl, 0, "quiet, @may_ask false: not asked");
 
 	/* An rxe AckReq is the reference by itself: nothing to ask. */
 	s = pace_new(30 * MS);
@@ -348,7 +361,8 @@ static void test_ackreq(void)
  * A random trace of a QP that may always be asked, at rates where a packet
  * takes less than the budget: the rate is never cut short, and no two
  * ACK-requesting packets (rxe's or asked) leave more than a budget apart
- * unless the QP handed over nothing for longer than that.
+ * unless the QP handed over nothing for longer than that, and then its
+ * next packet is asked.
  */
 static void test_ackreq_random(void)
 {
@@ -356,7 +370,8 @@ static void test_ackreq_random(void)
 	struct rocecc_pace s = pace_new(budget);
 	struct rocecc_rp rp = rp_at(1000);
 	uint64_t now = T0, last_ack = 0, d, gap, max_gap = 0;
-	unsigned int i, capped = 0, asks = 0, bad_gap = 0, pkts = 0;
+	unsigned int i, capped = 0, asks = 0, bad_gap = 0, bad_quiet = 0;
+	unsigned int pkts = 0;
 	uint32_t fl, len;
 	bool ack, aged;
 
@@ -374,6 +389,7 @@ static void test_ackreq_random(void)
 		pkts++;
 		capped += !!(fl & ROCECC_PACE_CAPPED);
 		asks += !!(fl & ROCECC_PACE_ACKREQ);
+		bad_quiet += aged && !ack && !(fl & ROCECC_PACE_ACKREQ);
 		if (ack || (fl & ROCECC_PACE_ACKREQ)) {
 			gap = last_ack ? d - last_ack : 0;
 			if (!aged && gap > budget)
@@ -386,6 +402,7 @@ static void test_ackreq_random(void)
 	tap_eq(capped, 0, "ask random: never capped at a packet per budget or faster");
 	tap_eq(bad_gap, 0, "ask random: ACK requests at most 15 ms apart (max %llu us)",
 	       (unsigned long long)(max_gap / US));
+	tap_eq(bad_quiet, 0, "ask random: the first packet after a quiet budget is asked");
 	tap_ok(asks > 1000 && asks < pkts / 2,
 	       "ask random: asked now and then (%u of %u packets)", asks, pkts);
 }
