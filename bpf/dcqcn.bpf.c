@@ -617,8 +617,13 @@ static __always_inline long dp_rp_try(void *data, bool is_cnp)
 			f->unpaced_pkts++;
 	}
 	if (!is_cnp && e->pace) {
+		/*
+		 * may_ask false: setting AckReq means rewriting the ICRC, a
+		 * loop over the payload the verifier does not take here, so
+		 * this engine keeps the budget cap alone (pacing.h).
+		 */
 		e->depart = rocecc_pace(&f->pace, &f->rp, now, e->len,
-					e->ack_req,
+					e->ack_req, false,
 					(__u64)d->max_delay_us * 1000U,
 					&e->flags);
 		if (e->flags & ROCECC_PACE_CAPPED)

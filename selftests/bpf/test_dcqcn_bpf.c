@@ -550,7 +550,7 @@ static void trace(const char *what, unsigned int profile, uint32_t div,
 					bad_ts++;
 			} else {
 				uint64_t dep = rocecc_pace(&rf.pace, &rf.rp, t,
-					ip_len(&k), k.ackreq,
+					ip_len(&k), k.ackreq, false,
 					(uint64_t)q.dev.max_delay_us * 1000,
 					&fl_flags);
 
