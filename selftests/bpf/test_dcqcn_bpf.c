@@ -18,6 +18,8 @@
  *    parameters, to the sender's QPN; the CE-marked packet untouched.
  *  - The deferred CNP, CE marks of QPs not in the map, CNPs from a source
  *    that is not the QP's peer, CNPs with a bad ICRC.
+ *  - A QP's ACK timeout learned after its flow began: the default budget
+ *    until then, pacing.h's budget of that timeout after.
  *  - A trace of data packets, READ responses and CNPs: after every event
  *    the flow's RP and pacing state equal the shared core's run on the
  *    same events here (dcqcn.h, pacing.h), and every departure time the
@@ -472,6 +474,79 @@ static void test_bad_source(void)
 	       "CNP from B: handled, the flow limited, its QP and budget known");
 }
 
+/* ------------------------------------------------- learned timeouts */
+
+/* The flow's budget after one ingress ACK from B for A's QP, or ~0 */
+static uint64_t budget_after_ack(uint64_t t, struct dcqcn_flow *fl)
+{
+	struct pkt k = { .src = B4, .dst = A4, .op = ROCECC_OP_RC_ACK,
+			 .qpn = LQPN };
+	uint8_t f[FRAME_MAX];
+	struct dq_run r;
+	size_t n;
+
+	n = dq_frame(f, &k);
+	run(q.fd_in, f, n, 0, t, &r);
+	if (r.retval != TC_ACT_UNSPEC || dq_flow(&q, B4, 0, RQPN, fl))
+		return ~0ULL;
+	return fl->pace.budget_ns;
+}
+
+/*
+ * A QP's timeout learned after its flow began (dp_qps gets it once the
+ * learner saw rxe_modify_qp(), bpf/qptimeout.bpf.c): the flow keeps the
+ * default budget until then, and takes pacing.h's budget of that timeout
+ * with the QP's next packet, also when the timeout changes again.
+ */
+static void test_learned(void)
+{
+	static const int tmo[] = { 0, 8, 12, 14, 18, 19, 31 };
+	struct pkt k = { .src = A4, .dst = B4, .qpn = RQPN, .payload = 1024,
+			 .op = ROCECC_OP_RC_WRITE_MIDDLE };
+	unsigned int bad_default = 0, bad_known = 0, bad_change = 0;
+	uint64_t def, want, got;
+	struct dcqcn_flow fl;
+	uint8_t f[FRAME_MAX];
+	struct dq_run r;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(tmo) / sizeof(tmo[0]); i++) {
+		dq_reset(&q, ROCECC_PROFILE_MLX5);
+		dq_attach(&q);
+		def = (uint64_t)q.dev.default_budget_us * 1000;
+		dq_add_qp(&q, LQPN, B4, 0, RQPN, -1);
+		n = dq_frame(f, &k);
+		run(q.fd_eg, f, n, 0, T0, &r);
+		got = budget_after_ack(T0 + 1000, &fl);
+		if (got != def || fl.budget_known)
+			bad_default++;
+		dq_add_qp(&q, LQPN, B4, 0, RQPN, tmo[i]);
+		want = rocecc_pace_budget_ns((uint8_t)tmo[i], dq_hz(&q),
+					     q.dev.budget_pct,
+					     q.dev.max_delay_us);
+		got = budget_after_ack(T0 + 2000, &fl);
+		tap_diag("timeout %d: budget %llu us (default %llu us)", tmo[i],
+			 (unsigned long long)got / 1000,
+			 (unsigned long long)def / 1000);
+		if (got != want || !fl.budget_known || fl.qp_timeout != tmo[i])
+			bad_known++;
+		/* the QPN reused by a QP with timeout 14 */
+		dq_add_qp(&q, LQPN, B4, 0, RQPN, 14);
+		want = rocecc_pace_budget_ns(14, dq_hz(&q), q.dev.budget_pct,
+					     q.dev.max_delay_us);
+		if (budget_after_ack(T0 + 3000, &fl) != want ||
+		    fl.qp_timeout != 14)
+			bad_change++;
+	}
+	tap_eq(bad_default, 0, "timeout unknown: the flow paces with the default budget");
+	tap_eq(bad_known, 0, "timeout learned (0, 8, 12, 14, 18, 19, 31): the flow's budget is rocecc_pace_budget_ns()'s");
+	tap_eq(bad_change, 0, "a learned timeout that changes: the flow takes the new budget");
+	want = rocecc_pace_budget_ns(14, dq_hz(&q), 50, 1000000);
+	tap_ok(want > (uint64_t)q.dev.default_budget_us * 1000,
+	       "timeout 14's budget (%llu us at HZ %u) is longer than the default",
+	       (unsigned long long)want / 1000, dq_hz(&q));
+}
+
 /* ------------------------------------------------------------ RP trace */
 
 /* The core, run here on the same events as the programs */
@@ -658,6 +733,7 @@ int main(void)
 	test_deferred();
 	test_unanswered();
 	test_bad_source();
+	test_learned();
 	test_trace();
 
 	tap_eq(bad_run, 0, "%u runs: the kernel ran every one", runs);

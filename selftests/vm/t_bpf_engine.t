@@ -18,6 +18,9 @@
 #    its peer (rp_cnp_handled), its flow (rocecc -j flow show, the
 #    module's keys) is limited, cut below the ceiling while it runs, and
 #    paced by EDT: the flow's pacing_delayed and fq's throttled count grow;
+#  - the flow learned its QP's ACK timeout (14, from rxe_modify_qp()) and
+#    paces inside its budget (30 ms), which binds on fewer than half of
+#    its packets (the default 8 ms bound nearly all);
 #  - no completion errors, no drops at the switch, rxe retries within
 #    TCG's noise allowance (ROCECC_DP_RETRY_MAX, 2; see t_ect_pacing.t);
 #  - rocecc -s dev show prints the engine and the counters; /metrics has
@@ -139,6 +142,15 @@ min=$(for i in 1 2 3; do flow "$work/f$i.json" rate_kbps; done | sort -n | head 
 tap_diag "rate_kbps while running: $(for i in 1 2 3; do flow "$work/f$i.json" rate_kbps; done | tr '\n' ' ')(ceiling 20000)"
 tap_cmp "${min:-20000}" -lt 20000 "the rate was cut below the 20 Mb/s ceiling while it ran"
 tap_cmp "$(flow "$work/f3.json" pacing_delayed)" -gt 0 "the flow's packets got EDT departure times"
+# the QP's ACK timeout, learned from rxe_modify_qp() (default 14, never
+# raised here), and its budget: pacing.h's at HZ 250, 50 %: 16 jiffies
+# less one, 60 ms, halved
+tap_is "$(flow "$work/f3.json" budget_known)/$(flow "$work/f3.json" qp_timeout)/$(flow "$work/f3.json" pacing_budget_us)" \
+	"1/14/30000" "the flow learned its QP's ACK timeout 14: budget 30000 us (not the default 8000)"
+pk=$(flow "$work/f3.json" packets)
+cap=$(flow "$work/f3.json" pacing_capped)
+tap_diag "pacing capped $cap of $pk packets ($(awk -v c="${cap:-0}" -v p="${pk:-0}" 'BEGIN { printf "%.1f", p ? 100 * c / p : 0 }') %)"
+tap_cmp "$((2 * ${cap:-1}))" -lt "${pk:-0}" "the budget binds on fewer than half the flow's packets"
 tap_cmp "$((thr1 - thr0))" -gt 0 "fq held flows back until their departure time (throttled)"
 
 # the text view and /metrics
