@@ -493,6 +493,44 @@ static uint64_t budget_after_ack(uint64_t t, struct dcqcn_flow *fl)
 }
 
 /*
+ * The share of packets the budget caps for a QP of @timeout (-1: not
+ * known) that sends 16 KB WRITEs (16 packets of 1 KB, AckReq on the last)
+ * four messages deep, as rocegen does in the VM tests, paced at 10 Mb/s:
+ * a message is handed over when the one four before it has left.
+ */
+static double capped_share(int timeout)
+{
+	struct pkt k = { .src = A4, .dst = B4, .qpn = RQPN, .payload = 1024,
+			 .op = ROCECC_OP_RC_WRITE_MIDDLE };
+	uint64_t done[4] = { T0, T0, T0, T0 }, t = T0;
+	struct dcqcn_flow fl;
+	uint8_t f[FRAME_MAX];
+	unsigned int m, i;
+	struct dq_run r;
+	size_t n;
+
+	dq_reset(&q, ROCECC_PROFILE_MLX5);
+	q.dev.params.v[ROCECC_PARAM_RP_MAX_RATE] = 10;
+	dq_attach(&q);
+	dq_add_qp(&q, LQPN, B4, 0, RQPN, timeout);
+	for (m = 0; m < 64; m++) {
+		if (done[m % 4] > t)
+			t = done[m % 4];
+		for (i = 0; i < 16; i++, t += 1000) {
+			k.ackreq = i == 15;
+			n = dq_frame(f, &k);
+			run(q.fd_eg, f, n, 0, t, &r);
+			if (!m && !i)	/* the flow exists: take the QP */
+				budget_after_ack(t, &fl);
+		}
+		done[m % 4] = r.ctx.tstamp > t ? r.ctx.tstamp : t;
+	}
+	if (dq_flow(&q, B4, 0, RQPN, &fl) || !fl.pkts)
+		return 1.0;
+	return (double)fl.pacing_capped / (double)fl.pkts;
+}
+
+/*
  * A QP's timeout learned after its flow began (dp_qps gets it once the
  * learner saw rxe_modify_qp(), bpf/qptimeout.bpf.c): the flow keeps the
  * default budget until then, and takes pacing.h's budget of that timeout
@@ -505,6 +543,7 @@ static void test_learned(void)
 			 .op = ROCECC_OP_RC_WRITE_MIDDLE };
 	unsigned int bad_default = 0, bad_known = 0, bad_change = 0;
 	uint64_t def, want, got;
+	double share, def_share;
 	struct dcqcn_flow fl;
 	uint8_t f[FRAME_MAX];
 	struct dq_run r;
@@ -542,6 +581,13 @@ static void test_learned(void)
 	tap_eq(bad_known, 0, "timeout learned (0, 8, 12, 14, 18, 19, 31): the flow's budget is rocecc_pace_budget_ns()'s");
 	tap_eq(bad_change, 0, "a learned timeout that changes: the flow takes the new budget");
 	want = rocecc_pace_budget_ns(14, dq_hz(&q), 50, 1000000);
+	def_share = capped_share(-1);
+	share = capped_share(14);
+	tap_diag("16 KB WRITEs 4 deep at 10 Mb/s: the budget capped %.1f %% of the packets with the default budget, %.1f %% with timeout 14's",
+		 100 * def_share, 100 * share);
+	tap_ok(share < 0.1 && def_share > 0.3,
+	       "at 10 Mb/s timeout 14's budget leaves the rate alone (capped %.1f %%), the default's does not (%.1f %%)",
+	       100 * share, 100 * def_share);
 	tap_ok(want > (uint64_t)q.dev.default_budget_us * 1000,
 	       "timeout 14's budget (%llu us at HZ %u) is longer than the default",
 	       (unsigned long long)want / 1000, dq_hz(&q));

@@ -18,9 +18,10 @@
 #    its peer (rp_cnp_handled), its flow (rocecc -j flow show, the
 #    module's keys) is limited, cut below the ceiling while it runs, and
 #    paced by EDT: the flow's pacing_delayed and fq's throttled count grow;
-#  - the flow learned its QP's ACK timeout (14, from rxe_modify_qp()) and
-#    paces inside its budget (30 ms), which binds on fewer than half of
-#    its packets (the default 8 ms bound nearly all);
+#  - the flow learned its QP's ACK timeout (14, from rxe_modify_qp()):
+#    its budget is 30 ms, not the default 8 ms; a second QP paced at
+#    10 Mb/s without CE marks gets the same, and its budget caps fewer
+#    than 5 % of its packets;
 #  - no completion errors, no drops at the switch, rxe retries within
 #    TCG's noise allowance (ROCECC_DP_RETRY_MAX, 2; see t_ect_pacing.t);
 #  - rocecc -s dev show prints the engine and the counters; /metrics has
@@ -147,10 +148,35 @@ tap_cmp "$(flow "$work/f3.json" pacing_delayed)" -gt 0 "the flow's packets got E
 # less one, 60 ms, halved
 tap_is "$(flow "$work/f3.json" budget_known)/$(flow "$work/f3.json" qp_timeout)/$(flow "$work/f3.json" pacing_budget_us)" \
 	"1/14/30000" "the flow learned its QP's ACK timeout 14: budget 30000 us (not the default 8000)"
-pk=$(flow "$work/f3.json" packets)
-cap=$(flow "$work/f3.json" pacing_capped)
-tap_diag "pacing capped $cap of $pk packets ($(awk -v c="${cap:-0}" -v p="${pk:-0}" 'BEGIN { printf "%.1f", p ? 100 * c / p : 0 }') %)"
-tap_cmp "$((2 * ${cap:-1}))" -lt "${pk:-0}" "the budget binds on fewer than half the flow's packets"
+pct() { awk -v c="${1:-0}" -v p="${2:-0}" 'BEGIN { printf "%.1f", p ? 100 * c / p : 0 }'; }
+tap_diag "at the rate floor ($(flow "$work/f3.json" rate_kbps) kb/s) any budget binds: capped $(flow "$work/f3.json" pacing_capped) of $(flow "$work/f3.json" packets) packets ($(pct "$(flow "$work/f3.json" pacing_capped)" "$(flow "$work/f3.json" packets)") %)"
+
+# A new QP without CE marks, paced at 10 Mb/s (rp_max_rate 50000 / 5000):
+# 16 KB messages take 13 ms, within timeout 14's 30 ms budget, not
+# within the default 8 ms (which capped 44 % of such a flow's packets in
+# test_dcqcn_bpf's model of it)
+ip netns exec "$TOPO_NS" tc filter del dev swp2 egress
+"$R" param set dev veth1 rp_max_rate 50000
+topo_counters >"$work/b10"
+dp_rg_server rxe2 $((port + 1)) 1 || tap_bail "rocegen server"
+srv=$DP_SRV_PID
+DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 $((port + 1)) "$work/c10.json" --cpu 0 \
+	--op write --size 16K --depth 4 --duration 3s >"$work/c10.out" 2>&1
+wait "$srv"
+topo_counters >"$work/a10"
+"$R" -j flow show dev veth1 >"$work/f10.json"
+read -r rq10 errs10 < <(jq -r '"\(.qps[0].remote_qpn) \(.total.errors)"' "$work/c10.json")
+flow10() { jq -r --argjson r "${rq10:-0}" "[.[] | select(.rqpn == \$r)][0].$1 // empty" "$work/f10.json"; }
+pk=$(flow10 packets)
+cap=$(flow10 pacing_capped)
+tap_diag "10 Mb/s: rate_kbps $(flow10 rate_kbps), budget $(flow10 pacing_budget_us) us (timeout $(flow10 qp_timeout)), capped $cap of $pk packets ($(pct "$cap" "$pk") %), delayed $(flow10 pacing_delayed); errors $errs10"
+tap_is "$(flow10 budget_known)/$(flow10 qp_timeout)/$(flow10 rate_kbps)" "1/14/10000" \
+	"the new QP's flow: timeout 14 learned, paced at 10 Mb/s"
+tap_cmp "$(flow10 pacing_delayed)" -gt 0 "... its packets were paced"
+tap_cmp "$((20 * ${cap:-1}))" -lt "${pk:-0}" "... and the budget capped fewer than 5 % of them"
+tap_cmp "${errs10:-1}" -eq 0 "... without completion errors"
+retry=$(topo_delta "$work/b10" "$work/a10" rxe1.completer_retry_err)
+tap_cmp "$retry" -le "$retry_max" "... rxe retries $retry (TCG noise allowance $retry_max)"
 tap_cmp "$((thr1 - thr0))" -gt 0 "fq held flows back until their departure time (throttled)"
 
 # the text view and /metrics
