@@ -884,7 +884,7 @@ static __always_inline bool dp_ingress_cnp(const struct rocecc_pkt *p,
 		return false;
 	}
 	if (!dp_addr_eq(qp->raddr, p->saddr)) {
-		dp_inc(st, DCQCN_STAT_CNP_IGNORED_BAD_SOURCE);
+		dp_inc(st, DCQCN_STAT_RP_CNP_SPOOFED);
 		dp_inc(st, ROCECC_STAT_RP_CNP_IGNORED);
 		return false;
 	}

@@ -188,8 +188,12 @@ enum dcqcn_stat {
 	DCQCN_STAT_CE_ANSWERED = __ROCECC_STAT_MAX,
 	/* CE marks of a local QP not in dp_qps: no CNP, never guessed */
 	DCQCN_STAT_CE_UNANSWERED,
-	/* CNPs with a valid ICRC from an address that is not the QP's peer */
-	DCQCN_STAT_CNP_IGNORED_BAD_SOURCE,
+	/*
+	 * CNPs with a valid ICRC from an address that is not the QP's peer
+	 * (also in rp_cnp_ignored): rocecc.ko's rp_cnp_spoofed, the same
+	 * name in dev show and /metrics (rocecc_dp_rp_cnp_spoofed_total)
+	 */
+	DCQCN_STAT_RP_CNP_SPOOFED,
 	/* CNPs due that could not be sent (clone, resize or rewrite failed) */
 	DCQCN_STAT_CNP_TX_ERRORS,
 	/* of np_cnp_sent: deferred ones, sent at the end of their window */
@@ -214,7 +218,7 @@ static inline const char *dcqcn_stat_name(unsigned int id)
 					__ROCECC_STAT_MAX] = {
 		"ce_answered",
 		"ce_unanswered",
-		"cnp_ignored_bad_source",
+		"rp_cnp_spoofed",
 		"cnp_tx_errors",
 		"cnp_deferred",
 		"rp_contended",

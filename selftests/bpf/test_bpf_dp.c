@@ -277,7 +277,7 @@ static void cli_view(const char *dir)
 	int st, i;
 
 	if (access(ROCECC_CLI, X_OK)) {
-		for (i = 0; i < 7; i++)
+		for (i = 0; i < 8; i++)
 			tap_ok(1, "# SKIP %s not built", ROCECC_CLI);
 		return;
 	}
@@ -313,6 +313,9 @@ static void cli_view(const char *dir)
 	       strstr(out, "\"rqpn\":34") && strstr(out, "\"lqpn\":17") &&
 	       strstr(out, "\"cnp_handled\":1") && strstr(out, "\"rate_kbps\":"),
 	       "rocecc -j flow show dev " DEV ": the flow in the module's keys");
+	tap_ok(!st && out[0] == '[' && strchr(out, '\n') &&
+	       !strchr(out, '\n')[1],
+	       "rocecc -j flow show dev " DEV ": one JSON document, one line");
 	if (st)
 		tap_diag("%s", out);
 	st = cli(dir, out, sizeof(out), "dev attach " DEV);

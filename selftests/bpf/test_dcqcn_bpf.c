@@ -454,11 +454,11 @@ static void test_bad_source(void)
 	n = dq_cnp_frame(f, 0, C4, A4, LQPN);
 	run(q.fd_in, f, n, 0, T0, &r);
 	tap_ok(r.retval == TC_ACT_STOLEN &&
-	       dq_stat(&q, DCQCN_STAT_CNP_IGNORED_BAD_SOURCE) == 1 &&
+	       dq_stat(&q, DCQCN_STAT_RP_CNP_SPOOFED) == 1 &&
 	       dq_stat(&q, ROCECC_STAT_RP_CNP_IGNORED) == 1 &&
 	       dq_stat(&q, ROCECC_STAT_RP_CNP_HANDLED) == 0 &&
 	       dq_flow(&q, B4, 0, RQPN, &fl) == -ENOENT,
-	       "CNP from C for B's QP: cnp_ignored_bad_source, consumed, no flow touched");
+	       "CNP from C for B's QP: rp_cnp_spoofed, consumed, no flow touched");
 	n = dq_cnp_frame(f, 0, B4, A4, 0x77);
 	run(q.fd_in, f, n, 0, T0, &r);
 	tap_ok(r.retval == TC_ACT_STOLEN &&

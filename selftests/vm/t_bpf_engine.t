@@ -137,6 +137,7 @@ tap_cmp "$(s 1 rp_cnp_handled)" -le "$(s 2 np_cnp_sent)" "... no more than host 
 flow() { jq -r --argjson r "${rq:-0}" "[.[] | select(.rqpn == \$r)][0].$2 // empty" "$1"; }
 tap_diag "flow: $(jq -c --argjson r "${rq:-0}" '[.[] | select(.rqpn == $r)][0]' "$work/f3.json")"
 tap_is "$(flow "$work/f3.json" engine)" bpf "flow show -j: the flow to rocegen's remote QP, engine bpf"
+tap_is "$(jq -s length "$work/f3.json")" 1 "flow show -j: one JSON document"
 tap_cmp "$(flow "$work/f3.json" limited)" -eq 1 "the flow is limited (it took a CNP)"
 tap_cmp "$(flow "$work/f3.json" cnp_handled)" -gt 0 "the flow counts its CNPs"
 min=$(for i in 1 2 3; do flow "$work/f$i.json" rate_kbps; done | sort -n | head -1)
@@ -190,6 +191,8 @@ tap_is "$(rd_metric "$work/m" rocecc_dp_rp_cnp_handled_total 'netdev="veth1",eng
 	"/metrics: rocecc_dp_rp_cnp_handled_total{veth1,bpf} = dev show's"
 tap_is "$(rd_metric "$work/m" rocecc_dp_ce_unanswered_total 'netdev="veth2",engine="bpf"')" "$(s 2 ce_unanswered)" \
 	"/metrics: the engine's own rocecc_dp_ce_unanswered_total"
+tap_is "$(rd_metric "$work/m" rocecc_dp_rp_cnp_spoofed_total 'netdev="veth1",engine="bpf"')" "$(s 1 rp_cnp_spoofed)" \
+	"/metrics: rocecc_dp_rp_cnp_spoofed_total{veth1,bpf}, the module's name, = dev show's"
 tap_is "$(rd_metric "$work/m" rocecc_bpf_errors_total)" 0 "/metrics: no BPF datapath errors"
 
 # --- the two engines never drive one netdev ---------------------------------------
