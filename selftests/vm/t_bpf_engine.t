@@ -27,7 +27,8 @@
 #  - rocecc -s dev show prints the engine and the counters; /metrics has
 #    them as rocecc_dp_<counter>_total{netdev,engine="bpf"};
 #  - with rocecc.ko loaded, the CLI refuses to attach the module where BPF
-#    drives; once roceccd stops and the module takes veth1, a restarted
+#    drives, and so does the module itself when asked directly over
+#    generic netlink (its extack names the BPF datapath); once roceccd stops and the module takes veth1, a restarted
 #    roceccd --datapath bpf refuses veth1 naming rocecc.ko, keeps its
 #    hands off it and drives veth2 again with the counters it kept pinned.
 # Run: scripts/vm --test selftests/vm/t_bpf_engine.t
@@ -202,6 +203,11 @@ out=$("$R" dev attach veth2 2>&1)
 st=$?
 [ $st -ne 0 ] && grep -q "BPF datapath" <<<"$out"
 tap_ok $? "rocecc dev attach refuses veth2, naming the BPF datapath" || tap_diag "status $st: $out"
+# past the CLI's checks, straight to the module's generic netlink family
+out=$("$DP_PY" "$DP_LIB/genl_attach.py" veth2 2>&1)
+st=$?
+[ $st -eq 16 ] && grep -q "rocecc: the BPF datapath drives this device" <<<"$out"
+tap_ok $? "rocecc.ko itself refuses veth2 (EBUSY), naming the BPF datapath" || tap_diag "status $st: $out"
 sent=$(s 2 np_cnp_sent)
 rd_stop
 tap_cmp $? -eq 0 "roceccd exits 0"
