@@ -548,11 +548,17 @@ int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 {
 	struct dcqcn_qp_key k = { .ifindex = ifindex,
 				  .lqpn = lqpn & ROCECC_BTH_QPN_MASK };
-	struct dcqcn_qp v = { .rqpn = rqpn & ROCECC_BTH_QPN_MASK };
+	struct dcqcn_qp v = { .rqpn = rqpn & ROCECC_BTH_QPN_MASK }, old;
 
 	if (timeout > ROCECC_PACE_TIMEOUT_MAX)
 		return -EINVAL;
 	memcpy(v.raddr, raddr, 16);
+	/* unknown now, known before for the same peer: a restarted loader */
+	if (timeout < 0 &&
+	    !bpf_map_lookup_elem(dp->fd[DP_QPS], &k, &old) &&
+	    (old.flags & DCQCN_QP_TIMEOUT) && old.rqpn == v.rqpn &&
+	    !memcmp(old.raddr, v.raddr, 16))
+		timeout = old.timeout;
 	if (timeout >= 0) {
 		v.timeout = (uint8_t)timeout;
 		v.flags = DCQCN_QP_TIMEOUT;

@@ -216,13 +216,16 @@ static void rd_bpf_qps_prune(struct rd *rd)
 
 /*
  * The QP timeout learner, loaded once rdma_rxe is (tried every round
- * until then); a failure other than rxe's absence is logged once.
+ * until then); a failure other than rxe's absence is logged, and not
+ * tried again.
  */
 static void rd_bpf_learn_timeouts(struct rd *rd)
 {
 	char err[256];
 	int e;
 
+	if (rd->bdp_tmo_logged)
+		return;		/* failed for good: not every round again */
 	e = bpf_dp_learn_timeouts(rd->bdp, err, sizeof(err));
 	if (e && e != -ENOENT && !rd->bdp_tmo_logged) {
 		rd_log(LOG_WARN_, "BPF datapath: %s; pacing keeps the default budget",

@@ -244,6 +244,17 @@ static void pinned_view(const char *dir, uint32_t ifx,
 	bpf_dp_close(pv);
 }
 
+/* dp_qps' timeout of @lqpn: the exponent, -1 unknown, -2 no entry */
+static int qp_timeout(struct bpf_dp *dp, uint32_t ifx, uint32_t lqpn)
+{
+	struct dcqcn_qp_key k = { .ifindex = ifx, .lqpn = lqpn };
+	struct dcqcn_qp v;
+
+	if (bpf_map_lookup_elem(bpf_dp_map_fd(dp, DCQCN_PIN_QPS), &k, &v))
+		return -2;
+	return v.flags & DCQCN_QP_TIMEOUT ? v.timeout : -1;
+}
+
 /* The output of "rocecc --pin-dir @dir ARGS" (into @out), its exit status */
 static int cli(const char *dir, char *out, size_t n, const char *args)
 {
@@ -426,6 +437,17 @@ int main(void)
 	dq_mapped(raddr, B4);
 	tap_ok(!bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, 14),
 	       "QP 0x%x -> B's 0x%x, timeout 14", LQPN, RQPN);
+	tap_ok(!bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, -1) &&
+	       qp_timeout(dp, ifx, LQPN) == 14,
+	       "set again with the timeout unknown (a restarted daemon): 14 stays");
+	tap_ok(!bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN + 1, -1) &&
+	       qp_timeout(dp, ifx, LQPN) == -1 &&
+	       !bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, 14),
+	       "... but not for another remote QP");
+	tap_eq(bpf_dp_learn_timeouts(dp, err, sizeof(err)),
+	       access("/sys/kernel/btf/rdma_rxe", F_OK) ? -ENOENT : 0,
+	       "the timeout learner loads where rdma_rxe is, says why not elsewhere: %s",
+	       err);
 	n = dq_cnp_frame(f, 0, B4, A4, LQPN);
 	tap_eq(run(bpf_dp_prog_fd(dp, false), ifx, f, n), TC_ACT_STOLEN,
 	       "a CNP from B on " DEV " is consumed");
