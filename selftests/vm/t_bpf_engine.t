@@ -150,7 +150,6 @@ tap_cmp "$(flow "$work/f3.json" pacing_delayed)" -gt 0 "the flow's packets got E
 # less one, 60 ms, halved
 tap_is "$(flow "$work/f3.json" budget_known)/$(flow "$work/f3.json" qp_timeout)/$(flow "$work/f3.json" pacing_budget_us)" \
 	"1/14/30000" "the flow learned its QP's ACK timeout 14: budget 30000 us (not the default 8000)"
-tap_diag "verifier on $(uname -r): $(bpftool -j prog show 2>/dev/null | jq -r '[.[] | select(.name // "" | test("^dcqcn_")) | "\(.name) \(.verified_insns // "?") insns"] | join(", ")')"
 pct() { awk -v c="${1:-0}" -v p="${2:-0}" 'BEGIN { printf "%.1f", p ? 100 * c / p : 0 }'; }
 tap_diag "at the rate floor ($(flow "$work/f3.json" rate_kbps) kb/s) any budget binds: capped $(flow "$work/f3.json" pacing_capped) of $(flow "$work/f3.json" packets) packets ($(pct "$(flow "$work/f3.json" pacing_capped)" "$(flow "$work/f3.json" packets)") %)"
 
