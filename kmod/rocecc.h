@@ -262,6 +262,11 @@ void rocecc_genl_flow_event_send(struct sk_buff *skb);
 int rocecc_genl_init(void);
 void rocecc_genl_exit(void);
 
+/* --- bpf_engine.c --------------------------------------------------------- */
+
+/* Is @netdev the BPF datapath engine's (its clsact filters)? Under RTNL. */
+bool rocecc_bpf_engine_drives(struct net_device *netdev);
+
 /* --- sch.c: the "rocecc" qdisc (802.1Qbb PFC on egress) -------------------- */
 
 /* One 802.1p priority (class X:(p + 1)) of a rocecc qdisc. */
