@@ -134,7 +134,7 @@ tap_cmp "$("$R" -j dev show veth1 | jq -r '.[0].ifindex')" -eq "$ifx" "dev show 
 	grep -q "flow_table_full 0" "$work/devs"
 tap_ok $? "dev show -s prints the counters" || tap_diag "$(cat "$work/devs")"
 st=$("$R" -j -s dev show veth1 | jq -r '.[0].stats | keys | length')
-tap_cmp "$st" -eq 14 "dev show -j -s: 14 counters"
+tap_cmp "$st" -eq 15 "dev show -j -s: 15 counters"
 st=$("$R" -j -s dev show veth1 | jq -r '.[0].stats | "\(.rp_cnp_spoofed) \(.qp_cache_full) \(.tx_not_rxe)"')
 [ "$st" = "0 0 0" ]
 tap_ok $? "... among them rp_cnp_spoofed, qp_cache_full and tx_not_rxe, all 0 ($st)"

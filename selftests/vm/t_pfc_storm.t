@@ -204,6 +204,9 @@ traffic() {
 		>/dev/null 2>"$work/srv$port.err" &
 	TRAFFIC=$!
 	topo_wait_listen $port 30 || return 1
+	# ACK timeout 16 (268 ms), not the default 14: the storm pauses the
+	# sender for far longer than 67 ms by design, and rxe's timer counts
+	# the time its packets are held by a pause.
 	timeout $(($1 + 60)) "$DP_RG" --client "$(topo_ip 2)" --port $port --dev rxe1 \
 		--op write --size 16K --duration "$1" --depth 8 --timeout 16 \
 		--tclass 104 --allow-errors -Q --json "$work/c$port.json" \

@@ -64,6 +64,11 @@ dstat() { "$R" -j -s dev show "veth$1" | jq -r ".[0].stats.$2"; }
 udp4() { awk '/^Udp: / && !h { h = 1; next } /^Udp: / { print $2, $4 }' /proc/net/snmp; }
 
 port=18800
+# ACK timeout 16 (268 ms), not the default 14: the test detaches rocecc.ko
+# under traffic (the cycles, rmmod, the deleted device), and then nobody
+# reacts to the marks: the QP's window (4 x 16 KB) alone queues ~67 KB at
+# the 10 Mb/s port, 54 ms, about all that timeout 14 waits (60 ms at HZ
+# 250); what is asserted here is that the traffic survives the changes.
 # traffic DUR [ARGS]: rocegen from host 1 to host 2 in the background
 # (pids SRV, CLI; report in $work/c.json).
 traffic() {

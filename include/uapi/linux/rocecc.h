@@ -244,6 +244,11 @@ enum rocecc_stat {
 	 */
 	ROCECC_STAT_QP_CACHE_FULL,
 	/*
+	 * packets given BTH AckReq by pacing, so that the ACK re-arms rxe's
+	 * retransmission timer within the pacing budget
+	 */
+	ROCECC_STAT_PACING_ACKREQ,
+	/*
 	 * RoCEv2 packets (UDP to port 4791) sent on the device by a socket
 	 * that is not one of its rxe QPs' (a user's UDP socket, say): passed
 	 * untouched, neither ECT-marked nor tracked nor paced
@@ -331,6 +336,8 @@ enum rocecc_flow_attr {
 	 * last event's.
 	 */
 	ROCECC_FLOW_A_STATE_NS,
+	/* u64: packets given BTH AckReq by pacing (rxe's timer budget) */
+	ROCECC_FLOW_A_PACING_ACKREQ,
 
 	__ROCECC_FLOW_A_MAX,
 	ROCECC_FLOW_A_MAX = __ROCECC_FLOW_A_MAX - 1
@@ -569,6 +576,7 @@ enum rocecc_pfc_prio_attr {
  *        ROCECC_FLOW_A_UNPACED_PACKETS: NLA_U64
  *        ROCECC_FLOW_A_BUDGET_KNOWN: NLA_U8
  *        ROCECC_FLOW_A_STATE_NS: NLA_U64
+ *        ROCECC_FLOW_A_PACING_ACKREQ: NLA_U64
  *
  * Flows come and go while a dump runs; each message is a consistent
  * snapshot of one flow.

@@ -225,6 +225,9 @@ pfc_run() {
 			"${sw[@]}" || return 1
 	fi
 	topo_backlog_start "$n1" 20 "$d/backlog" || return 1
+	# ACK timeout 16 (268 ms), not the default 14: the "pfc" mode (no
+	# DCQCN) holds the senders in XOFF with the switch queue at xoff, and
+	# rxe's timer counts both; the four modes share one setting.
 	for ((h = 1; h <= INCAST_N; h++)); do
 		timeout $((secs + 60)) "$DP_RG" --client "$(topo_ip "$n1")" \
 			--port "$INCAST_PORT" --dev "rxe$h" --cpu $(((h - 1) % 2)) \
