@@ -58,11 +58,12 @@
  *
  * Helpers: bpf_skb_load_bytes, bpf_skb_store_bytes, bpf_l3_csum_replace
  * (4.x), bpf_clone_redirect, bpf_skb_change_tail, bpf_skb_vlan_push/pop,
- * bpf_spin_lock (5.1), bpf_loop (5.17), bpf_skb_set_tstamp (5.18), maps,
- * ktime. Kconfig
+ * bpf_spin_lock (5.1), bpf_sk_fullsock and skb->sk (5.1), bpf_loop
+ * (5.17), bpf_skb_set_tstamp (5.18), maps, ktime. Kconfig
  * CONFIG_HZ through libbpf (the budget is in jiffies). Nothing newer than
- * 5.18, and no kernel struct is read (only struct __sk_buff), so no CO-RE
- * relocation is needed: one object, unchanged, for 6.1 and later.
+ * 5.18, and no kernel struct is read (only struct __sk_buff and struct
+ * bpf_sock), so no CO-RE relocation is needed: one object, unchanged, for
+ * 6.1 and later.
  */
 /* Every function of the shared core inlined: see "Inlining and locking" */
 #define inline inline __attribute__((__always_inline__))
@@ -201,13 +202,12 @@ const volatile __u32 dcqcn_cnp_mark = DCQCN_CNP_MARK_DEFAULT;
  * dcqcn_test_now_ns; with dcqcn_test_no_clone a CNP that is due is left
  * armed in the hand-over slot instead of being cloned, for the test to run
  * dcqcn_egress on the frame itself (BPF_PROG_TEST_RUN has no second hook
- * to run); with dcqcn_test_any_sock egress takes the socket
- * BPF_PROG_TEST_RUN makes up for its skb as rxe's. Read-only data: for everybody else the verifier removes the
- * branches.
+ * to run); with dcqcn_test_any_sock egress takes any socket, the one
+ * BPF_PROG_TEST_RUN makes up for its skb too, as rxe's (dp_rxe_sock()).
+ * Read-only data: for everybody else the verifier removes the branches.
  */
 const volatile bool dcqcn_test_clock;
 const volatile bool dcqcn_test_no_clone;
-/* with dcqcn_test_any_sock any socket counts as rxe's (see dp_rxe_sock()) */
 const volatile bool dcqcn_test_any_sock;
 __u64 dcqcn_test_now_ns;
 __u64 dcqcn_test_clones;
