@@ -856,7 +856,7 @@ int dcqcn_egress(struct __sk_buff *skb)
 	st = bpf_map_lookup_elem(&dp_stats, &ifindex);
 	/* not rxe's: a user's, neither marked nor tracked nor paced */
 	if (!dp_rxe_sock(skb)) {
-		dp_inc(st, DCQCN_STAT_TX_NOT_RXE);
+		dp_inc(st, ROCECC_STAT_TX_NOT_RXE);
 		return TC_ACT_UNSPEC;
 	}
 

@@ -183,9 +183,10 @@ struct dcqcn_flow {
 /*
  * dp_stats: indexed by enum rocecc_stat for the counters the module has
  * (same ids, same names: a CNP from an address that is not its QP's
- * peer is ROCECC_STAT_RP_CNP_SPOOFED in both engines), then this engine's
- * own (keep dcqcn_stat_name() in step). (They could join enum
- * rocecc_stat once the module counts them too.)
+ * peer is ROCECC_STAT_RP_CNP_SPOOFED in both engines, a packet to port
+ * 4791 from a socket that is not rxe's ROCECC_STAT_TX_NOT_RXE), then
+ * this engine's own (keep dcqcn_stat_name() in step). (They could join
+ * enum rocecc_stat once the module counts them too.)
  */
 enum dcqcn_stat {
 	/* CE marks answered with a CNP at once or deferred (NP) */
@@ -198,12 +199,6 @@ enum dcqcn_stat {
 	DCQCN_STAT_CNP_DEFERRED,
 	/* RP events given up: other CPUs changed the flow at every try */
 	DCQCN_STAT_RP_CONTENDED,
-	/*
-	 * RoCEv2 packets leaving from a socket that is not an rxe QP's (a
-	 * user's UDP socket, say): untouched, neither ECT-marked nor
-	 * tracked nor paced (the module's tx_not_rxe)
-	 */
-	DCQCN_STAT_TX_NOT_RXE,
 
 	__DCQCN_STAT_MAX
 };
@@ -225,7 +220,6 @@ static inline const char *dcqcn_stat_name(unsigned int id)
 		"cnp_tx_errors",
 		"cnp_deferred",
 		"rp_contended",
-		"tx_not_rxe",
 	};
 
 	if (id < __ROCECC_STAT_MAX || id >= __DCQCN_STAT_MAX)

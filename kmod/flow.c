@@ -63,6 +63,12 @@ static struct hlist_head *rocecc_flow_tbl;
 static unsigned int rocecc_flow_mask;
 static u32 rocecc_flow_seed;
 static DEFINE_SPINLOCK(rocecc_flow_lock);	/* inserts and removals */
+/*
+ * Bumped under rocecc_flow_lock by every insert and removal, read without
+ * it by dumps: a dump whose parts saw different values may have skipped
+ * or repeated flows, and says so (NLM_F_DUMP_INTR, rocecc_flow_dump()).
+ */
+static unsigned int rocecc_flow_gen;
 static atomic_t rocecc_flow_total = ATOMIC_INIT(0);
 static struct kmem_cache *rocecc_flow_cache;
 
@@ -198,6 +204,7 @@ struct rocecc_flow *rocecc_flow_get(struct rocecc_dev *rdev,
 	}
 	hlist_add_head_rcu(&f->node,
 			   &rocecc_flow_tbl[rocecc_flow_hash(key)]);
+	WRITE_ONCE(rocecc_flow_gen, rocecc_flow_gen + 1);
 	/*
 	 * Announced before anybody can remove it (removals take this lock),
 	 * unless detach has unpublished @rdev already: the flow is a
@@ -257,6 +264,7 @@ static void rocecc_flow_unhash(struct rocecc_flow *f, struct rocecc_flow **reap)
 	f->dead = true;
 	spin_unlock(&f->lock);
 	hlist_del_rcu(&f->node);
+	WRITE_ONCE(rocecc_flow_gen, rocecc_flow_gen + 1);
 	atomic_dec(&rocecc_flow_total);
 
 	rcu_read_lock();
@@ -570,6 +578,7 @@ static int rocecc_flow_fill_msg(struct sk_buff *skb,
 			  family, NLM_F_MULTI, cmd);
 	if (!hdr)
 		return -EMSGSIZE;
+	genl_dump_check_consistent(cb, hdr);
 	if (rocecc_flow_put(skb, &s->key, s)) {
 		genlmsg_cancel(skb, hdr);
 		return -EMSGSIZE;
@@ -659,7 +668,13 @@ static void rocecc_flow_announce_expired(struct rocecc_flow *list)
  * request names. cb->args[0] is the next bucket, cb->args[1] how many
  * flows of it were already dumped, cb->args[2] the ifindex filter + 1
  * (0: not resolved yet). Flows come and go during a dump; each one is
- * consistent in itself (copied under its lock).
+ * consistent in itself (copied under its lock). A dump is walked in parts
+ * (one per reply skb, as the reader reads), and a flow inserted or
+ * removed between them may shift the bucket positions it resumes at:
+ * cb->seq takes the table's generation at the start of every part (odd,
+ * as the core takes 0 for "unset"), and the core flags the first
+ * message after a change, or the final NLMSG_DONE, with NLM_F_DUMP_INTR.
+ * The reader then knows to dump again (rocecc flow show does).
  */
 int rocecc_flow_dump(struct sk_buff *skb, struct netlink_callback *cb,
 		     const struct genl_family *family, u8 cmd)
@@ -697,6 +712,7 @@ int rocecc_flow_dump(struct sk_buff *skb, struct netlink_callback *cb,
 	if (!s)
 		return -ENOMEM;
 
+	cb->seq = READ_ONCE(rocecc_flow_gen) << 1 | 1;
 	rcu_read_lock();
 	for (b = cb->args[0]; b <= rocecc_flow_mask; b++) {
 		idx = 0;

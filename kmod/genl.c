@@ -6,11 +6,12 @@
  * core also checks the genetlink header and the netlink flags of every
  * command, and refuses attributes an operation's policy does not list).
  * State-changing operations need CAP_NET_ADMIN (GENL_ADMIN_PERM: devices
- * live in init_net, whose owner is the initial user namespace). The family
- * is visible in every network namespace so that a request from elsewhere
- * gets a clear error instead of "family not found"; it serves only
- * init_net. parallel_ops: the handlers serialise on rocecc_lock, not on the
- * global genetlink mutex.
+ * live in init_net, whose owner is the initial user namespace). Reads and
+ * the events group are open to every user (the uapi header says why).
+ * The family is visible in every network namespace so that a request
+ * from elsewhere gets a clear error instead of "family not found"; it
+ * serves only init_net. parallel_ops: the handlers serialise on
+ * rocecc_lock, not on the global genetlink mutex.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 

@@ -4,9 +4,15 @@
  * lives, in 6.1 and 6.12).
  *
  *  POST_ROUTING (egress, last before the qdisc): RoCEv2 packets that rxe
- *    sends on an attached device. Every RoCE packet but a CNP that leaves
- *    Not-ECT is marked ECT(0) (the IPv4 checksum is fixed incrementally;
- *    the ICRC masks TOS/traffic class, so it stays valid), so that an ECN
+ *    sends on an attached device, through the socket of one of its QPs
+ *    (rocecc_rxe_lqpn(): a kernel socket holding a QP of the device's
+ *    rxe). Any other packet to port 4791 but a CNP, whoever sends it, is
+ *    counted (tx_not_rxe) and passed untouched: not marked, not tracked,
+ *    not paced. So a local user can neither create flows (and fill
+ *    flow_max) nor charge packets to another user's flow and push its
+ *    departure times. Every rxe packet but a CNP that leaves Not-ECT is
+ *    marked ECT(0) (the IPv4 checksum is fixed incrementally; the ICRC
+ *    masks TOS/traffic class, so it stays valid), so that an ECN
  *    queue marks rather than drops it, ACKs included. Data packets go to
  *    their flow, keyed by (destination address, BTH destination QPN =
  *    remote QPN, device): RC and UC requests (SEND, WRITE, READ request,
@@ -227,6 +233,12 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 		return NF_ACCEPT;
 	if (pkt.bth.opcode == ROCECC_OP_CNP)
 		return NF_ACCEPT;	/* ours, or someone's: untouched */
+	tx.lqpn = rocecc_rxe_lqpn(skb, rdev);
+	if (!tx.lqpn) {
+		/* Not rxe's: a user's socket, say (see the top). */
+		rocecc_ctr_inc(rdev, ROCECC_CTR_TX_NOT_RXE);
+		return NF_ACCEPT;
+	}
 
 	if (pkt.ecn == ROCECC_ECN_NOT_ECT && rocecc_set_ect0(skb, state->pf))
 		rocecc_ctr_inc(rdev, ROCECC_CTR_ECT_MARKED);
@@ -238,9 +250,7 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 		 * entry is made here, outside qp_unresolved_max, and a flood
 		 * of CE marks for made-up QPNs cannot keep it out (qp.c).
 		 */
-		tx.lqpn = rocecc_rxe_lqpn(skb, rdev);
-		if (tx.lqpn)
-			rocecc_qp_lookup(rdev, tx.lqpn, ROCECC_QP_LOCAL);
+		rocecc_qp_lookup(rdev, tx.lqpn, ROCECC_QP_LOCAL);
 		return NF_ACCEPT;
 	}
 
@@ -258,7 +268,6 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	tx.pace = cls == ROCECC_DATA_PACED;
 	tx.ack_req = pkt.bth.ack_req;
 	tx.may_ask = tx.pace && rocecc_may_ask(&pkt, data, n);
-	tx.lqpn = rocecc_rxe_lqpn(skb, rdev);
 	now = rocecc_now();
 	depart = rocecc_rp_tx(rdev, p, f, &tx, now, &ask);
 	if (ask && !rocecc_set_ackreq(skb, &pkt, plen))

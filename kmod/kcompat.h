@@ -14,6 +14,10 @@
  *  - rdma_rxe keeps each QP in its UDP socket's sk_user_data on 6.1 and
  *    6.12.44 and later (6.10 to 6.12.43 kept the QP's pool index there):
  *    checked at run time, on the running kernel, by rxe.c.
+ *  - rxe sends every QP packet with skb->sk set to the QP's socket, made
+ *    by sock_create_kern(), and sk_alloc() sets sk_kern_sock for kernel
+ *    sockets only: the test that tells rxe's packets from a user's
+ *    (rxe.c, rocecc_rxe_lqpn()) reads the same bit on both.
  *  - dcbnl_rtnl_ops: the callbacks rocecc implements kept their
  *    signatures; RTM_GETDCB/RTM_SETDCB still run under RTNL (dcb.c).
  *  - nf_register_net_hooks() and the hook priorities are unchanged.

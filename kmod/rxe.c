@@ -158,13 +158,23 @@ int rocecc_rxe_check(struct ib_device *ibdev, const char *name,
 }
 
 /*
- * The local QPN of a packet rxe transmits on @rdev, or 0. Only once
- * rocecc_rxe_check() has passed for the device's rxe (rdev->dp.ibdev is
- * set) is skb->sk's sk_user_data taken for a QP, and then only if the
- * QP's device is that rxe device (read without trusting the pointer).
- * The skb holds a QP reference (rxe_send), so the QP is alive. The
- * resolver confirms the QPN through ib_core before its timeout is used.
- * Any context, under RCU.
+ * The local QPN of a packet rxe transmits on @rdev, or 0 if @skb is not
+ * from a QP of the device's rxe: the hooks track, mark and pace only
+ * packets for which this is not 0 (hooks.c), so it is also the check that
+ * keeps local users out of other users' flows.
+ *
+ * rxe sends every packet of a QP through the QP's own UDP socket
+ * (rxe_send() sets skb->sk; 6.1 and 6.12), which it created with
+ * sock_create_kern() (rxe_qp_init_req()): a kernel socket, sk_kern_sock
+ * set by sk_alloc() and never changed. A process cannot create a kernel
+ * socket nor get a descriptor of one, so any user's UDP socket to port
+ * 4791 fails here, whatever its packets say. Of kernel sockets, only
+ * those whose sk_user_data points to a QP of this very rxe device pass:
+ * only once rocecc_rxe_check() has passed for it (rdev->dp.ibdev is set)
+ * is sk_user_data taken for a QP, and its device read without trusting
+ * the pointer. The skb holds a QP reference (rxe_send), so the QP is
+ * alive. The resolver confirms the QPN through ib_core before its timeout
+ * is used. Any context, under RCU.
  */
 u32 rocecc_rxe_lqpn(const struct sk_buff *skb, const struct rocecc_dev *rdev)
 {
@@ -173,7 +183,7 @@ u32 rocecc_rxe_lqpn(const struct sk_buff *skb, const struct rocecc_dev *rdev)
 	struct sock *sk = skb->sk;
 	const struct ib_qp *qp;
 
-	if (!ibdev || !sk || !sk_fullsock(sk) ||
+	if (!ibdev || !sk || !sk_fullsock(sk) || !sk->sk_kern_sock ||
 	    sk->sk_protocol != IPPROTO_UDP)
 		return 0;
 	/* Another UDP socket to port 4791 may keep anything there. */

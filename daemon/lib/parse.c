@@ -90,6 +90,7 @@ static const char *const cli_stats[__ROCECC_STAT_MAX] = {
 	[ROCECC_STAT_ECT_MARKED] = "ect_marked",
 	[ROCECC_STAT_RP_CNP_SPOOFED] = "rp_cnp_spoofed",
 	[ROCECC_STAT_QP_CACHE_FULL] = "qp_cache_full",
+	[ROCECC_STAT_TX_NOT_RXE] = "tx_not_rxe",
 };
 
 const char *cli_stat_name(unsigned int stat)

@@ -79,6 +79,8 @@ static int rnl_cb_done(const struct nlmsghdr *nlh, void *data)
 	struct rnl_run *run = data;
 	int err = 0;
 
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		run->r->dump_intr = true;
 	if (mnl_nlmsg_get_payload_len(nlh) >= sizeof(int)) {
 		memcpy(&err, mnl_nlmsg_get_payload(nlh), sizeof(err));
 		rnl_parse_ext(run->r, nlh, sizeof(int));
@@ -92,6 +94,8 @@ static int rnl_cb_data(const struct nlmsghdr *nlh, void *data)
 	struct rnl_run *run = data;
 	int ret;
 
+	if (nlh->nlmsg_flags & NLM_F_DUMP_INTR)
+		run->r->dump_intr = true;
 	if (!run->cb)
 		return MNL_CB_OK;
 	ret = run->cb(nlh, run->data);
@@ -132,6 +136,7 @@ int rnl_talk(struct rnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data)
 
 	r->ext_msg[0] = '\0';
 	r->ext_offs = 0;
+	r->dump_intr = false;
 	ret = nlsock_call(&r->nl, nlh, rnl_cb_data, &run, rnl_ctl,
 			  NLMSG_MIN_TYPE);
 	return run.err ? run.err : ret;

@@ -23,6 +23,11 @@ struct rnl {
 	/* Of the last failed request: */
 	char ext_msg[512];		/* extack message, "" if none */
 	uint32_t ext_offs;		/* offset of the bad attribute, or 0 */
+	/*
+	 * Of the last dump: a message carried NLM_F_DUMP_INTR (what it
+	 * lists changed meanwhile; it may have missed or repeated entries).
+	 */
+	bool dump_intr;
 };
 
 /*
@@ -37,7 +42,8 @@ struct nlmsghdr *rnl_msg(struct rnl *r, uint8_t cmd, uint16_t flags);
 
 /*
  * Send @nlh and run every reply through @cb (may be NULL) until the ACK,
- * the end of a dump or an error. Returns 0 or -errno (and sets ext_msg).
+ * the end of a dump or an error. Returns 0 or -errno (and sets ext_msg);
+ * sets dump_intr.
  */
 int rnl_talk(struct rnl *r, struct nlmsghdr *nlh, mnl_cb_t cb, void *data);
 

@@ -13,6 +13,7 @@
 #include <net/if.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <json-c/json.h>
@@ -22,6 +23,7 @@
 
 #include "cli.h"
 #include "flow.h"
+#include "lib/array.h"
 #include "lib/format.h"
 #include "lib/parse.h"
 
@@ -282,18 +284,83 @@ static int flow_cb(const struct nlmsghdr *nlh, void *data)
 	return MNL_CB_OK;
 }
 
+/*
+ * A flow dump's messages, kept until the dump turns out whole: one during
+ * which flows came or went (NLM_F_DUMP_INTR) may miss or repeat some.
+ */
+struct flow_dump {
+	struct nlmsghdr **msg;
+	size_t n, cap;
+	int err;		/* -ENOMEM if a message could not be kept */
+};
+
+/* Tries of a dump before its listing is shown with a warning. */
+#define FLOW_DUMP_TRIES	4
+
+static int flow_keep(const struct nlmsghdr *nlh, void *data)
+{
+	struct flow_dump *d = data;
+	struct nlmsghdr **msg;
+
+	msg = array_grow(d->msg, &d->cap, d->n + 1, sizeof(*msg));
+	if (!msg)
+		goto nomem;
+	d->msg = msg;
+	msg[d->n] = malloc(nlh->nlmsg_len);
+	if (!msg[d->n])
+		goto nomem;
+	memcpy(msg[d->n++], nlh, nlh->nlmsg_len);
+	return MNL_CB_OK;
+nomem:
+	d->err = -ENOMEM;
+	return MNL_CB_STOP;
+}
+
+static void flow_dump_clear(struct flow_dump *d)
+{
+	while (d->n)
+		free(d->msg[--d->n]);
+	d->err = 0;
+}
+
+/* Dump rocecc.ko's flows (of @dev, or all) into @d; again if interrupted. */
+static int flow_dump_module(struct rnl *nl, const char *dev,
+			    struct flow_dump *d)
+{
+	struct nlmsghdr *nlh;
+	int err, try;
+
+	for (try = 1; ; try++) {
+		flow_dump_clear(d);
+		nlh = rnl_msg(nl, ROCECC_CMD_FLOW_GET, NLM_F_DUMP);
+		if (dev)
+			mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, dev);
+		err = rnl_talk(nl, nlh, flow_keep, d);
+		if (!err)
+			err = d->err;
+		if (err || !nl->dump_intr || try == FLOW_DUMP_TRIES)
+			break;
+	}
+	if (!err && nl->dump_intr)
+		fprintf(stderr, "rocecc: flows came and went during each of %d dumps: this listing may miss or repeat some\n",
+			FLOW_DUMP_TRIES);
+	return err;
+}
+
 /* The flows of rocecc.ko (of @dev, or all) through flow_cb() */
 static int flow_module(struct cli *cl, const char *dev, struct flow_ctx *c)
 {
+	struct flow_dump d = { 0 };
 	struct rnl *nl = &cl->nl;
-	struct nlmsghdr *nlh;
+	size_t i;
 	int err;
 
 	c->engine = "module";
-	nlh = rnl_msg(nl, ROCECC_CMD_FLOW_GET, NLM_F_DUMP);
-	if (dev)
-		mnl_attr_put_strz(nlh, ROCECC_A_DEV_NAME, dev);
-	err = rnl_talk(nl, nlh, flow_cb, c);
+	err = flow_dump_module(nl, dev, &d);
+	for (i = 0; !err && i < d.n; i++)
+		flow_cb(d.msg[i], c);
+	flow_dump_clear(&d);
+	free(d.msg);
 	if (!err)
 		return 0;
 	fprintf(stderr, "rocecc: cannot show flows%s%s", dev ? " of " : "",

@@ -128,12 +128,12 @@
 	RD_FAMILY_DPSTAT(F, RP_CNP_SPOOFED, "rp_cnp_spoofed", "_total", COUNTER) \
 	RD_FAMILY_DPSTAT(F, QP_CACHE_FULL, "qp_cache_full", "_total", COUNTER) \
 	RD_FAMILY_DPSTAT(F, PACING_ACKREQ, "pacing_ackreq", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, TX_NOT_RXE, "tx_not_rxe", "_total", COUNTER) \
 	RD_FAMILY_BPFSTAT(F, CE_ANSWERED, "ce_answered")		\
 	RD_FAMILY_BPFSTAT(F, CE_UNANSWERED, "ce_unanswered")		\
 	RD_FAMILY_BPFSTAT(F, CNP_TX_ERRORS, "cnp_tx_errors")		\
 	RD_FAMILY_BPFSTAT(F, CNP_DEFERRED, "cnp_deferred")		\
 	RD_FAMILY_BPFSTAT(F, RP_CONTENDED, "rp_contended")		\
-	RD_FAMILY_BPFSTAT(F, TX_NOT_RXE, "tx_not_rxe")			\
 	/* the BPF datapath's loader in the daemon (bpfdp.c) */		\
 	F(BPF_ERRORS, "rocecc_bpf_errors_total", COUNTER,		\
 	  "Failed loads, attachments, detachments and dp_qps updates of the BPF datapath.") \

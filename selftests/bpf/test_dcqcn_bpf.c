@@ -817,7 +817,7 @@ static void test_not_rxe(void)
 	tap_ok(!err && untouched(&r, f, n, TC_ACT_UNSPEC) && !r.ctx.tstamp,
 	       "a request from a socket that is not rxe's leaves untouched");
 	tap_ok(dq_flow(&q2, B4, 0, RQPN, &fl) != 0, "... and makes no flow");
-	tap_eq(dq_stat(&q2, DCQCN_STAT_TX_NOT_RXE), 1, "... tx_not_rxe counts it");
+	tap_eq(dq_stat(&q2, ROCECC_STAT_TX_NOT_RXE), 1, "... tx_not_rxe counts it");
 	tap_eq(dq_stat(&q2, ROCECC_STAT_ECT_MARKED), 0, "... not ECT-marked");
 	dcqcn__destroy(q2.skel);
 }

@@ -96,9 +96,13 @@ tap_cmp "${#names[@]}" -eq "$(ls "$PROC/default" | grep -vc '^profile$')" \
 mons+=($!)
 "$R" -j monitor >"$work/monj" 2>&1 &
 mons+=($!)
+# and one as nobody: the events group is open to every user (uapi header)
+nobody "$R" monitor >"$work/monu" 2>&1 &
+mons+=($!)
 for i in $(seq 100); do
 	"$R" param set rp_min_rate 2 && "$R" param set rp_min_rate 1
-	grep -q "changed default" "$work/mon" && grep -q '"changed"' "$work/monj" && break
+	grep -q "changed default" "$work/mon" && grep -q '"changed"' "$work/monj" &&
+		grep -q "changed default" "$work/monu" && break
 	sleep 0.1
 done
 grep -q "changed default rp_min_rate 2" "$work/mon"
@@ -130,10 +134,10 @@ tap_cmp "$("$R" -j dev show veth1 | jq -r '.[0].ifindex')" -eq "$ifx" "dev show 
 	grep -q "flow_table_full 0" "$work/devs"
 tap_ok $? "dev show -s prints the counters" || tap_diag "$(cat "$work/devs")"
 st=$("$R" -j -s dev show veth1 | jq -r '.[0].stats | keys | length')
-tap_cmp "$st" -eq 14 "dev show -j -s: 14 counters"
-st=$("$R" -j -s dev show veth1 | jq -r '.[0].stats | "\(.rp_cnp_spoofed) \(.qp_cache_full)"')
-[ "$st" = "0 0" ]
-tap_ok $? "... among them rp_cnp_spoofed and qp_cache_full, both 0 ($st)"
+tap_cmp "$st" -eq 15 "dev show -j -s: 15 counters"
+st=$("$R" -j -s dev show veth1 | jq -r '.[0].stats | "\(.rp_cnp_spoofed) \(.qp_cache_full) \(.tx_not_rxe)"')
+[ "$st" = "0 0 0" ]
+tap_ok $? "... among them rp_cnp_spoofed, qp_cache_full and tx_not_rxe, all 0 ($st)"
 grep -q "attached dev veth1 ifindex $ifx" "$work/mon"
 tap_ok $? "monitor: attached dev veth1"
 
@@ -300,6 +304,10 @@ out=$(nobody "$R" -s dev show 2>&1)
 tap_ok $? "unprivileged: dev show -s works" || tap_diag "$out"
 out=$(nobody cat "$PROC/veth1/rp_gd" 2>&1)
 tap_ok $? "unprivileged: sysctl read works" || tap_diag "$out"
+out=$(nobody "$R" -j flow show 2>&1)
+tap_ok $? "unprivileged: flow show works (flows are open to read)" || tap_diag "$out"
+grep -q "changed default rp_min_rate" "$work/monu"
+tap_ok $? "unprivileged: monitor gets the events" || tap_diag "$(cat "$work/monu")"
 bad=
 for cmd in "param set dev veth1 rp_gd 12" "param set rp_gd 12" "param profile dev veth1 paper" \
 	   "dev detach veth1" "dev attach rcz0"; do

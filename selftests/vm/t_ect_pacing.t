@@ -9,6 +9,10 @@
 #  - rp_max_rate paces a flow to its rate (steady-state goodput within 10%
 #    of the rate's payload share), IPv4 and IPv6, with no fq drops, no rxe
 #    send errors and no completion errors;
+#  - a local user (nobody) sending RoCEv2-shaped UDP to a paced QP's remote
+#    QPN and to made-up QPNs creates no flow and does not slow the QP; the
+#    packets are counted in tx_not_rxe; flow dumps are readable by nobody
+#    and flagged NLM_F_DUMP_INTR when a flow was made during them;
 #  - 64 KB messages at 4 Mb/s with the default ACK timeout 14: rxe asks
 #    for an ACK once per message (131 ms at that rate, more than the 67 ms
 #    timeout); the module sets AckReq on packets in between so that no
@@ -156,6 +160,97 @@ pace() {
 pace 10 4
 pace 5 4
 pace 10 6
+
+# --- a local user's RoCEv2-shaped packets ----------------------------------------
+
+# Any user may send UDP to port 4791 out of an attached device. Such
+# packets must neither make flows (and fill flow_max) nor be charged to an
+# rxe flow and delay it: only rxe's own QP sockets are tracked, the rest
+# is counted in tx_not_rxe. nobody, who may read the flow dump, learns the
+# remote QPN of a QP paced at 10 Mb/s and sends 1 KB packets at 800/s out
+# of veth1, three in four to that QPN (5 Mb/s), the rest to 64 made-up
+# QPNs.
+nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+dstat() { "$R" -j -s dev show veth1 | jq -r ".[0].stats.$1"; }
+tap_diag "[${SECONDS} s] nobody's RoCE-shaped UDP at 800 packets/s while a QP is paced at 10 Mb/s"
+"$R" param set dev veth1 rp_max_rate 10
+old=$("$R" -j flow show dev veth1 | jq -c '[.[].rqpn]')
+nr0=$(dstat tx_not_rxe) fl0=$(dstat flows)
+port=$((port + 1))
+topo_rxe_counters >"$work/b"
+dp_rg_server rxe2 "$port" 1 || tap_bail "no rocegen server"
+DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 "$port" "$work/cf.json" --size 16K --duration 5s >"$work/cf.out" 2>&1 &
+cli=$!
+rq=
+for _ in $(seq 100); do
+	rq=$(nobody "$R" -j flow show dev veth1 2>/dev/null |
+		jq -r --argjson old "$old" '[.[] | select(.packets > 0) | .rqpn] - $old | first // empty')
+	[ -n "$rq" ] && break
+	_topo_sleep 0.05
+done
+tap_ok "$([ -n "$rq" ]; echo $?)" "nobody reads the new flow's remote QPN from the flow dump ($rq)"
+qs=$(for i in $(seq 0 63); do printf '%s,%s,%s,0x%x,' "${rq:-17}" "${rq:-17}" "${rq:-17}" $((0x800000 + i)); done)
+nobody "$DP_PY" "$DP_LIB/roce_udp.py" veth1 "$(topo_ip 2)" 800 6 "${qs%,}" >"$work/flood" 2>&1 &
+flood=$!
+wait "$cli"
+wait "$DP_SRV_PID"
+wait "$flood"	# it stops by itself, just after the QP
+topo_rxe_counters >"$work/a"
+dp_flow_json veth1 >"$work/flow.json"
+read -r _ fsent _ ffail <"$work/flood"
+nr1=$(dstat tx_not_rxe) fl1=$(dstat flows)
+gp=$(jq -r '[.qps[0].throughput[].mbit] as $a | ($a | length) as $n |
+	[$a[($n * 0.2 | floor):($n * 0.8 | floor)][]] | if length > 0 then add / length else 0 end' "$work/cf.json")
+sent1=$(topo_delta "$work/b" "$work/a" rxe1.sent_pkts)
+fpk=$(jq --argjson q "${rq:-17}" '[.[] | select(.rqpn == $q)] | first | .packets // 0' "$work/flow.json")
+fake=$(jq '[.[] | select(.rqpn >= 8388608)] | length' "$work/flow.json")
+tap_diag "nobody: $(cat "$work/flood"); tx_not_rxe +$((nr1 - nr0)); flows $fl0 -> $fl1 ($fake for made-up QPNs); the QP's flow: $fpk packets of rxe1's $sent1; goodput $gp Mb/s"
+tap_cmp "${fsent:-0}" -gt 2000 "nobody sent RoCEv2-shaped UDP out of veth1 (${fsent:-0} packets, ${ffail:-?} refused)"
+tap_cmp "$((nr1 - nr0))" -ge "${fsent:-1}" "tx_not_rxe counts them all (+$((nr1 - nr0)))"
+tap_cmp "$fake" -eq 0 "no flow for any of the 64 made-up QPNs"
+tap_cmp "$fl1" -le "$((fl0 + 1))" "the flow count grew by the QP's flow at most ($fl0 -> $fl1)"
+tap_cmp "$fpk" -le "$sent1" "the QP's flow counts rxe's packets only ($fpk, rxe1 sent $sent1)"
+awk -v g="$gp" 'BEGIN { exit !(g >= 0.9 * 9.579 && g <= 1.1 * 9.579) }'
+tap_ok $? "the QP keeps its 10 Mb/s: steady goodput $gp within 10% of 9.579"
+
+# --- flow dumps say when flows came or went during them ---------------------------
+
+# A dump is walked in parts as the reader reads; the module flags one
+# during which a flow was inserted or removed (NLM_F_DUMP_INTR), so that
+# the reader knows it may have missed or repeated flows. nobody's dump is
+# requested, a new QP's flow is made, then the rest is read.
+tap_diag "[${SECONDS} s] NLM_F_DUMP_INTR"
+dump_during() {	# CMD...: a paused dump around CMD; prints flow_dump.py's line
+	local fifo=$work/go pid
+	rm -f "$fifo" "$work/dump"
+	mkfifo "$fifo"
+	nobody "$DP_PY" "$DP_LIB/flow_dump.py" --pause <"$fifo" >"$work/dump" 2>&1 &
+	pid=$!
+	exec 7>"$fifo"
+	for _ in $(seq 200); do grep -q requested "$work/dump" && break; _topo_sleep 0.05; done
+	"$@"
+	echo go >&7
+	exec 7>&-
+	wait "$pid"
+	tail -n 1 "$work/dump"
+}
+one_run() {
+	port=$((port + 1))
+	dp_rg_server rxe2 "$port" 1 && DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 "$port" "$work/c1.json" --size 4K --count 4 >/dev/null 2>&1
+	wait "$DP_SRV_PID"
+}
+# No flow may expire meanwhile (flow_idle_ms: an hour for these dumps).
+echo 3600000 >"$mp/flow_idle_ms"
+quiet=$(dump_during true)
+churn=$(dump_during one_run)
+tap_diag "without a change: $quiet; with a new flow meanwhile: $churn"
+[[ $quiet =~ ^flows\ [1-9][0-9]*\ intr\ 0\ err\ 0$ ]]
+tap_ok $? "a dump with no flow coming or going is not flagged ($quiet)"
+[[ $churn =~ ^flows\ [1-9][0-9]*\ intr\ 1\ err\ 0$ ]]
+tap_ok $? "a dump during which a flow was made says so: NLM_F_DUMP_INTR ($churn)"
+n=$(dp_flow_json veth1 | jq length)
+tap_cmp "$n" -eq "$(dstat flows)" "rocecc flow show then lists every flow once ($n, as the flows gauge)"
+echo 10000 >"$mp/flow_idle_ms"
 
 # --- the budget: 64 KB messages at 4 Mb/s ------------------------------------------
 

@@ -101,6 +101,17 @@ enum rocecc_profile {
  * validated strictly (unknown attributes, wrong lengths, missing
  * NLA_F_NESTED and reserved header bits are refused), and every error
  * carries an extack message. Commands marked "admin" need CAP_NET_ADMIN.
+ * Reads (DEV_GET, PARAM_GET, FLOW_GET) and the "events" group, flow
+ * events included, are open to every user: flows show peers and QPNs, as
+ * the RDMA netlink's QP and CM ID dumps do to every user, and knowing
+ * them gives no hold on a flow (only rxe's own QP sockets are tracked and
+ * paced; a CNP counts only from the QP's peer).
+ *
+ * Flow dumps (FLOW_GET) are taken in parts while flows come and go: a
+ * dump during which a flow was inserted or removed may have skipped or
+ * repeated flows, and then carries NLM_F_DUMP_INTR on a message after the
+ * change (at the latest on NLMSG_DONE). A reader that needs an exact
+ * listing dumps again.
  *
  * A device is named by ROCECC_A_DEV_IFINDEX or ROCECC_A_DEV_NAME (if both
  * are given they must name the same device). For the parameter commands an
@@ -237,6 +248,12 @@ enum rocecc_stat {
 	 * retransmission timer within the pacing budget
 	 */
 	ROCECC_STAT_PACING_ACKREQ,
+	/*
+	 * RoCEv2 packets (UDP to port 4791) sent on the device by a socket
+	 * that is not one of its rxe QPs' (a user's UDP socket, say): passed
+	 * untouched, neither ECT-marked nor tracked nor paced
+	 */
+	ROCECC_STAT_TX_NOT_RXE,
 
 	__ROCECC_STAT_MAX,
 	ROCECC_STAT_MAX = __ROCECC_STAT_MAX - 1
@@ -455,7 +472,7 @@ enum rocecc_pfc_prio_attr {
  *    ROCECC_A_DEV_IFINDEX: NLA_U32
  *    ROCECC_A_DEV_NAME: NLA_NUL_STRING
  *    ROCECC_A_STATS: NLA_NESTED
- *        ROCECC_STAT_NP_CNP_SENT ... ROCECC_STAT_PACING_ACKREQ: NLA_U64
+ *        ROCECC_STAT_NP_CNP_SENT ... ROCECC_STAT_TX_NOT_RXE: NLA_U64
  *            (every enum rocecc_stat from ROCECC_STAT_NP_CNP_SENT on)
  *    ROCECC_A_DEV_SW_DCB: NLA_U8
  *    [ROCECC_A_PFC]: NLA_NESTED                  (only if DEV_SW_DCB is 1)
