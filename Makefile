@@ -17,6 +17,7 @@
 #                      for every supported kernel installed (or KVERS=...)
 #   make fuzz          run the parser fuzzer for FUZZ_SECONDS (default 60)
 #   make fuzz-http     roceccd's HTTP fuzz, 10,000 requests a run (VM)
+#   make fuzz-genl     rocecc.ko's generic netlink fuzz, 1,000,000 messages (VM)
 #   make module        rocecc.ko for the guest kernel ROCECC_GUEST, or KVER=
 #                      <release> (KDIR=/path/to/kernel/build for any other)
 #   make modules       rocecc.ko for every supported kernel installed
@@ -159,6 +160,13 @@ fuzz-http: all
 		ROCECC_VM_TIMEOUT=3600 \
 		$(TOP)/selftests/vm/run selftests/vm/t_roceccd_http.t
 
+# rocecc.ko's generic netlink fuzz at length: 1,000,000 messages in the VM
+# under traffic (the VM suite runs 100,000); ROCECC_GENL_FUZZ_SEED=S replays
+FUZZ_GENL_N	?= 1000000
+fuzz-genl: all
+	ROCECC_GENL_FUZZ_N=$(FUZZ_GENL_N) ROCECC_VM_TIMEOUT=3600 \
+		$(TOP)/selftests/vm/run selftests/vm/t_genl_fuzz.t
+
 # DKMS: copy the module sources to /usr/src/rocecc-$(VERSION), register
 # them and build and install the module for every supported kernel
 # installed (KVERS="..." picks; dkms.conf refuses any other kernel).
@@ -214,4 +222,4 @@ clean: module-clean
 
 .PHONY: all deps module modules module-clean check check-unit check-vm \
 	check-vm-ci check-vm-all checkpatch \
-	check-style demo bench fuzz fuzz-http dkms-install dkms-remove install uninstall clean
+	check-style demo bench fuzz fuzz-http fuzz-genl dkms-install dkms-remove install uninstall clean

@@ -617,8 +617,13 @@ static __always_inline long dp_rp_try(void *data, bool is_cnp)
 			f->unpaced_pkts++;
 	}
 	if (!is_cnp && e->pace) {
+		/*
+		 * may_ask false: setting AckReq means rewriting the ICRC, a
+		 * loop over the payload the verifier does not take here, so
+		 * this engine keeps the budget cap alone (pacing.h).
+		 */
 		e->depart = rocecc_pace(&f->pace, &f->rp, now, e->len,
-					e->ack_req,
+					e->ack_req, false,
 					(__u64)d->max_delay_us * 1000U,
 					&e->flags);
 		if (e->flags & ROCECC_PACE_CAPPED)
@@ -884,7 +889,7 @@ static __always_inline bool dp_ingress_cnp(const struct rocecc_pkt *p,
 		return false;
 	}
 	if (!dp_addr_eq(qp->raddr, p->saddr)) {
-		dp_inc(st, DCQCN_STAT_CNP_IGNORED_BAD_SOURCE);
+		dp_inc(st, ROCECC_STAT_RP_CNP_SPOOFED);
 		dp_inc(st, ROCECC_STAT_RP_CNP_IGNORED);
 		return false;
 	}
@@ -955,9 +960,15 @@ static __always_inline bool dp_ingress_data(const struct rocecc_pkt *p,
 		return false;
 	}
 	*fp = f;
-	/* Nothing to do for a clean packet of a flow that knows its QP */
+	/*
+	 * Nothing to do for a clean packet of a flow that knows its QP and
+	 * the QP's timeout as dp_qps has it now (the daemon fills it in once
+	 * the learner saw it, bpf/qptimeout.bpf.c; an entry without one has
+	 * timeout 0, as a flow without one has qp_timeout 0)
+	 */
 	if (!ce && !f->np.pending && f->lqpn == qk.lqpn &&
-	    f->budget_known == !!(qp->flags & DCQCN_QP_TIMEOUT))
+	    f->budget_known == !!(qp->flags & DCQCN_QP_TIMEOUT) &&
+	    f->qp_timeout == qp->timeout)
 		return false;
 
 	bpf_spin_lock(&f->lock);

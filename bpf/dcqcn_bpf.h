@@ -47,14 +47,12 @@
  *
  * Two engines never drive one netdev. The loader refuses a netdev that
  * rocecc.ko has attached (its generic netlink DEV_GET answers for it).
- * The other way round, the module does not look yet: before attaching,
- * its user (roceccd, rocecc dev attach) asks bpf_dp_on_netdev()
- * (daemon/lib/bpf_dp.h), which finds this engine's clsact filters by
- * handle, priority and program name (dcqcn_ingress, dcqcn_egress). For
- * the module to check by itself, the small clean way is the same test in
- * the kernel: the filters of the netdev's clsact blocks (tcf_block of
- * its ingress/egress miniq) with TCA_KIND "bpf" whose program is named
- * dcqcn_*; a marker the loader pins is weaker (it outlives a crash).
+ * The other way round, rocecc.ko refuses to attach to a netdev whose
+ * clsact blocks hold a cls_bpf filter at this engine's priority with its
+ * handle (kmod/bpf_engine.c), and its users (roceccd, rocecc dev attach)
+ * ask bpf_dp_on_netdev() (daemon/lib/bpf_dp.h) first, which also checks
+ * the programs' names (dcqcn_ingress, dcqcn_egress), for a message of
+ * their own.
  *
  * Concurrency: a flow's state is under its bpf_spin_lock (egress runs in
  * rxe's tasks on any CPU, ingress in softirq on any CPU); the RP core runs
@@ -67,6 +65,7 @@
 
 #include <linux/types.h>
 #include <linux/bpf.h>
+#include <rocecc/bpf_engine.h>
 #include <rocecc/dcqcn.h>
 #include <rocecc/pacing.h>
 #include <rocecc/params.h>
@@ -83,14 +82,13 @@
 #define DCQCN_PIN_STATS		"dp_stats"
 
 /*
- * The clsact filters: their priority on each hook (ingress after
- * flowmon's 0xc0c, so that flowmon sees the CNPs consumed here; egress
- * before it, so that flowmon sees the CNPs built here, not the packets
- * they are built from) and their handle.
+ * The clsact filters: their priority on each hook and their handle, by
+ * which rocecc.ko too knows the netdevs of this engine
+ * (include/rocecc/bpf_engine.h).
  */
-#define DCQCN_TC_PRIO_INGRESS	0xc0d
-#define DCQCN_TC_PRIO_EGRESS	0xc0b
-#define DCQCN_TC_HANDLE		0xdc
+#define DCQCN_TC_PRIO_INGRESS	ROCECC_BPF_TC_PRIO_INGRESS
+#define DCQCN_TC_PRIO_EGRESS	ROCECC_BPF_TC_PRIO_EGRESS
+#define DCQCN_TC_HANDLE		ROCECC_BPF_TC_HANDLE
 
 /*
  * skb->mark of the clone a program redirects to its netdev's egress to be
@@ -179,8 +177,9 @@ struct dcqcn_flow {
 
 /*
  * dp_stats: indexed by enum rocecc_stat for the counters the module has
- * (same ids, same names), then this engine's own (keep dcqcn_stat_name()
- * in step). (They could join enum
+ * (same ids, same names: a CNP from an address that is not its QP's
+ * peer is ROCECC_STAT_RP_CNP_SPOOFED in both engines), then this engine's
+ * own (keep dcqcn_stat_name() in step). (They could join enum
  * rocecc_stat once the module counts them too.)
  */
 enum dcqcn_stat {
@@ -188,8 +187,6 @@ enum dcqcn_stat {
 	DCQCN_STAT_CE_ANSWERED = __ROCECC_STAT_MAX,
 	/* CE marks of a local QP not in dp_qps: no CNP, never guessed */
 	DCQCN_STAT_CE_UNANSWERED,
-	/* CNPs with a valid ICRC from an address that is not the QP's peer */
-	DCQCN_STAT_CNP_IGNORED_BAD_SOURCE,
 	/* CNPs due that could not be sent (clone, resize or rewrite failed) */
 	DCQCN_STAT_CNP_TX_ERRORS,
 	/* of np_cnp_sent: deferred ones, sent at the end of their window */
@@ -214,7 +211,6 @@ static inline const char *dcqcn_stat_name(unsigned int id)
 					__ROCECC_STAT_MAX] = {
 		"ce_answered",
 		"ce_unanswered",
-		"cnp_ignored_bad_source",
 		"cnp_tx_errors",
 		"cnp_deferred",
 		"rp_contended",

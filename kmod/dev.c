@@ -17,6 +17,7 @@
 #include <net/net_namespace.h>
 #include <net/netlink.h>
 
+#include <rocecc/bpf_engine.h>
 #include "rocecc.h"
 
 /* The one control-plane lock (see rocecc.h). */
@@ -150,6 +151,12 @@ int rocecc_dev_attach(u32 ifindex, const char *name,
 	if (!rocecc_name_ok(netdev->name)) {
 		NL_SET_ERR_MSG_MOD(extack, "the name 'default' clashes with net.rocecc.default");
 		err = -EINVAL;
+		goto out_rtnl;
+	}
+	/* The two engines never drive one netdev (bpf_engine.c). */
+	if (rocecc_bpf_engine_drives(netdev)) {
+		NL_SET_ERR_MSG_MOD(extack, ROCECC_BPF_ENGINE_DRIVES);
+		err = -EBUSY;
 		goto out_rtnl;
 	}
 

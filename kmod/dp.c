@@ -42,7 +42,8 @@ unsigned int rocecc_flow_idle_ms = 10000;
 unsigned int rocecc_qp_max = 16384;
 unsigned int rocecc_qp_unresolved_max = 256;
 unsigned int rocecc_qp_revalidate_ms = 1000;
-unsigned int rocecc_pacing_budget_pct = 50;
+unsigned int rocecc_pacing_budget_pct = 20;
+bool rocecc_pacing_ack_req = true;
 unsigned int rocecc_pacing_default_budget_us = 8000;
 unsigned int rocecc_pacing_max_delay_us = 1000000;
 unsigned int rocecc_pfc_pause_max_ms = 10000;
@@ -176,7 +177,11 @@ MODULE_PARM_DESC(qp_revalidate_ms,
 module_param_cb(pacing_budget_pct, &rocecc_dp_param_ops,
 		&rocecc_pacing_budget_pct, 0644);
 MODULE_PARM_DESC(pacing_budget_pct,
-		 "pacing never holds a packet longer than this share of its QP's ACK timeout, in percent (default 50, 1..1000)");
+		 "pacing never holds a packet longer than this share of its QP's ACK timeout, in percent (default 20, 1..1000)");
+
+module_param_named(pacing_ack_req, rocecc_pacing_ack_req, bool, 0644);
+MODULE_PARM_DESC(pacing_ack_req,
+		 "set BTH AckReq on an RC request when pacing would otherwise hold the next one past the budget (default Y)");
 
 module_param_cb(pacing_default_budget_us, &rocecc_dp_param_ops,
 		&rocecc_pacing_default_budget_us, 0644);

@@ -97,6 +97,7 @@ extern unsigned int rocecc_qp_max;
 extern unsigned int rocecc_qp_unresolved_max;
 extern unsigned int rocecc_qp_revalidate_ms;
 extern unsigned int rocecc_pacing_budget_pct;
+extern bool rocecc_pacing_ack_req;
 extern unsigned int rocecc_pacing_default_budget_us;
 extern unsigned int rocecc_pacing_max_delay_us;
 
@@ -127,6 +128,7 @@ struct rocecc_flow {
 	struct rocecc_flow_key key;
 	const struct rocecc_dev *owner;	/* cookie, see the top */
 	unsigned long last_used;	/* jiffies, WRITE_ONCE/READ_ONCE */
+	unsigned long qp_seen;		/* jiffies the RP last looked its QP up */
 	spinlock_t lock;
 
 	/* Everything below is under @lock. */
@@ -147,6 +149,7 @@ struct rocecc_flow {
 	u64 unpaced_pkts;		/* READ responses: counted, not delayed */
 	u64 pacing_delayed;
 	u64 pacing_capped;
+	u64 pacing_ackreq;	/* packets given AckReq by pacing */
 	u64 cnp_tx_errors;
 	u64 last_cnp_rx;		/* ns, 0 = never */
 	u64 last_cnp_tx;
@@ -253,10 +256,12 @@ struct rocecc_tx {
 	u32 lqpn;		/* from the transmitting QP, 0 = unknown */
 	bool pace;		/* a request (paced), not a READ response */
 	bool ack_req;		/* BTH AckReq: rxe waits for its ACK */
+	bool may_ask;		/* the hook can set AckReq on it (pacing.h) */
 };
 
 u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
-		 struct rocecc_flow *f, const struct rocecc_tx *tx, u64 now);
+		 struct rocecc_flow *f, const struct rocecc_tx *tx, u64 now,
+		 bool *ask);
 void rocecc_rp_cnp(struct rocecc_dev *rdev, const struct rocecc_params *p,
 		   struct rocecc_flow *f, u64 now);
 void rocecc_rp_set_budget(struct rocecc_flow *f, u32 lqpn,

@@ -400,7 +400,7 @@ struct rocecc_flow_snap {
 	u64 budget_ns;
 	u64 backlog_ns;
 	u64 bytes, pkts, unpaced_pkts;
-	u64 pacing_delayed, pacing_capped, cnp_tx_errors;
+	u64 pacing_delayed, pacing_capped, pacing_ackreq, cnp_tx_errors;
 	u64 last_cnp_rx, last_cnp_tx, last_increase;
 	u64 last_active;
 	struct rocecc_rp rp;
@@ -440,6 +440,7 @@ static void rocecc_flow_snapshot(struct rocecc_flow *f,
 	s->unpaced_pkts = f->unpaced_pkts;
 	s->pacing_delayed = f->pacing_delayed;
 	s->pacing_capped = f->pacing_capped;
+	s->pacing_ackreq = f->pacing_ackreq;
 	s->cnp_tx_errors = f->cnp_tx_errors;
 	s->last_cnp_rx = f->last_cnp_rx;
 	s->last_cnp_tx = f->last_cnp_tx;
@@ -512,7 +513,9 @@ static int rocecc_flow_fill(struct sk_buff *skb,
 	    rocecc_flow_put_u64(skb, ROCECC_FLOW_A_UNPACED_PACKETS,
 				s->unpaced_pkts) ||
 	    nla_put_u8(skb, ROCECC_FLOW_A_BUDGET_KNOWN, s->budget_known) ||
-	    rocecc_flow_put_u64(skb, ROCECC_FLOW_A_STATE_NS, rp->now))
+	    rocecc_flow_put_u64(skb, ROCECC_FLOW_A_STATE_NS, rp->now) ||
+	    rocecc_flow_put_u64(skb, ROCECC_FLOW_A_PACING_ACKREQ,
+				s->pacing_ackreq))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -13,7 +13,8 @@
  *    atomics) are counted and paced; RC READ responses are counted but
  *    not delayed (see rp.c); ACKs, UD and CNPs have no flow, but the QP
  *    of an ACK or UD packet gets its QP cache entry here (a QP known
- *    locally: qp.c).
+ *    locally: qp.c). Where pacing asks for it, an RC request gets BTH
+ *    AckReq and a new ICRC (rp.c).
  *
  *  LOCAL_IN (ingress, after the filter table, before UDP hands the packet
  *    to rxe): RoCEv2 packets for local addresses that arrive on an
@@ -138,6 +139,46 @@ static bool rocecc_set_ect0(struct sk_buff *skb, u8 pf)
 	return true;
 }
 
+/*
+ * Can the hook set BTH AckReq on the RC request @pkt (parsed from @data)?
+ * Only where rxe left the UDP checksum 0 (it always does): nothing but
+ * the ICRC then covers the bit.
+ */
+static bool rocecc_may_ask(const struct rocecc_pkt *pkt, const u8 *data,
+			   u32 n)
+{
+	if (!READ_ONCE(rocecc_pacing_ack_req) || pkt->bth.ack_req ||
+	    ROCECC_OP_TRANSPORT(pkt->bth.opcode) != ROCECC_TRANSPORT_RC ||
+	    pkt->l4_off + ROCECC_UDP_HLEN > n)
+		return false;
+	return !data[pkt->l4_off + 6] && !data[pkt->l4_off + 7];
+}
+
+/*
+ * Set BTH AckReq on @skb (the RoCE packet @pkt, IP length @plen) and
+ * write its new ICRC: the responder then acknowledges it (rocecc/pacing.h,
+ * "Asking for ACKs"). The whole packet is made linear and writable for
+ * the CRC; rxe builds it linear, so this copies nothing in practice.
+ */
+static bool rocecc_set_ackreq(struct sk_buff *skb,
+			      const struct rocecc_pkt *pkt, u32 plen)
+{
+	int off = skb_network_offset(skb);
+	u32 icrc;
+	u8 *ip;
+
+	if (skb_ensure_writable(skb, off + plen))
+		return false;
+	ip = skb_network_header(skb);
+	ip[pkt->bth_off + 8] |= ROCECC_BTH_ACKREQ;
+	if (rocecc_icrc_calc(ip, plen, pkt, &icrc)) {
+		ip[pkt->bth_off + 8] &= ~ROCECC_BTH_ACKREQ;
+		return false;
+	}
+	rocecc_icrc_put(ip, pkt, icrc);
+	return true;
+}
+
 static void rocecc_flow_touch(struct rocecc_flow *f)
 {
 	unsigned long now = jiffies;
@@ -190,6 +231,7 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	const u8 *data;
 	u32 n, plen;
 	u64 depart, now;
+	bool ask;
 
 	rdev = rocecc_hook_classify(skb, state, state->out, buf, &data, &n,
 				    &plen, &pkt);
@@ -227,9 +269,12 @@ static unsigned int rocecc_hook_out(void *priv, struct sk_buff *skb,
 	tx.len = plen;
 	tx.pace = cls == ROCECC_DATA_PACED;
 	tx.ack_req = pkt.bth.ack_req;
+	tx.may_ask = tx.pace && rocecc_may_ask(&pkt, data, n);
 	tx.lqpn = rocecc_rxe_lqpn(skb, rdev);
 	now = rocecc_now();
-	depart = rocecc_rp_tx(rdev, p, f, &tx, now);
+	depart = rocecc_rp_tx(rdev, p, f, &tx, now, &ask);
+	if (ask && !rocecc_set_ackreq(skb, &pkt, plen))
+		rocecc_ctr_inc(rdev, ROCECC_CTR_MALFORMED);
 	/*
 	 * A request that pacing does not delay leaves now: stamped so, not
 	 * with what rxe put there. rxe of 6.12 stamps every skb with

@@ -25,7 +25,9 @@
  *    longer talks to the same remote QP, the entry is dropped (the next
  *    packet creates a fresh one). So a destroyed QP's entry lives at most
  *    about qp_revalidate_ms, and rxe reuses QPNs only after its 2^17 QPN
- *    space wraps. Entries unused for flow_idle_ms go too.
+ *    space wraps. Entries unused for flow_idle_ms go too; the QP of a
+ *    packet rxe sends marks its entry used (at least once a jiffy per
+ *    flow, rp.c), so a QP that keeps sending keeps its entry.
  *  - ib_client: when an rxe device is unregistered (rdma link delete, its
  *    netdev going away, rdma_rxe unloading) every entry resolved on it or
  *    pending on its netdev is dropped, synchronously in the remove

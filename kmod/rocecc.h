@@ -83,6 +83,7 @@ enum rocecc_ctr {
 	ROCECC_CTR_ECT_MARKED,
 	ROCECC_CTR_RP_CNP_SPOOFED,
 	ROCECC_CTR_QP_CACHE_FULL,
+	ROCECC_CTR_PACING_ACKREQ,
 	ROCECC_CTR_NUM
 };
 
@@ -262,6 +263,11 @@ void *rocecc_genl_flow_event_put(struct sk_buff *skb, u8 cmd);
 void rocecc_genl_flow_event_send(struct sk_buff *skb);
 int rocecc_genl_init(void);
 void rocecc_genl_exit(void);
+
+/* --- bpf_engine.c --------------------------------------------------------- */
+
+/* Is @netdev the BPF datapath engine's (its clsact filters)? Under RTNL. */
+bool rocecc_bpf_engine_drives(struct net_device *netdev);
 
 /* --- sch.c: the "rocecc" qdisc (802.1Qbb PFC on egress) -------------------- */
 

@@ -21,17 +21,28 @@
  *
  * The budget
  * ----------
- * pacing_budget_pct (50) of the QP's timeout as rxe's jiffies timer really
+ * pacing_budget_pct (20) of the QP's timeout as rxe's jiffies timer really
  * applies it (rocecc_pace_budget_ns() at this kernel's HZ), at most
  * pacing_max_delay_us; the timeout comes from ib_query_qp() through the QP
  * cache, and until it is known pacing_default_budget_us applies (8 ms:
  * safe for timeout exponents of 12 and up). pacing_max_delay_us (1 s)
  * keeps departure times inside fq's horizon (10 s by default; attach
- * checks it). When a cap binds the flow runs faster than its DCQCN rate
- * (counted: pacing_capped): the timeout wins over the rate. A QP is thus
- * not paced below about (packets per AckReq) per budget: 16 KB messages
- * (16 packets of 1 KB MTU) with timeout 14 (budget 30 ms) at no less than
- * about 4.6 Mb/s, 64 KB messages at no less than about 18 Mb/s.
+ * checks it). The rest of the timeout is for what pacing does not see:
+ * the switch queue the ACK-requesting packet meets (Kmax 80 KB is 32 ms
+ * at the testbed's 20 Mb/s), the return path and a late softirq (a
+ * starved TCG vCPU stalls for tens of ms); with 50 % (30 ms of timeout
+ * 14's 60 ms) 2-to-1 incasts retransmitted 14-75 times a run.
+ *
+ * With pacing_ack_req (on) the hook sets BTH AckReq on an RC request
+ * after which the next packet could only leave past the budget
+ * (rocecc/pacing.h, "Asking for ACKs"; counted: pacing_ackreq): rxe's
+ * responder acknowledges any packet that asks, and that ACK re-arms the
+ * sender's timer. So a QP is paced down to one packet per budget (1 KB
+ * per 12 ms, 0.7 Mb/s, at timeout 14), whatever its message size. Below
+ * that, or without asking, the cap binds and the flow runs faster than
+ * its DCQCN rate (counted: pacing_capped): the timeout wins over the
+ * rate; without asking that happens below one message per budget (16 KB
+ * messages: 11 Mb/s).
  *
  * READ responses are data the responder sends; they belong to the flow
  * (remote = the requester's QP), their bytes count for the byte counter
@@ -65,22 +76,34 @@ void rocecc_rp_set_budget(struct rocecc_flow *f, u32 lqpn,
 
 /*
  * A data packet of @f is handed to IP at @now. Counts it, runs the RP,
- * and returns its departure time, or 0 to send it at once.
+ * and returns its departure time, or 0 to send it at once. *@ask: the
+ * caller is to set BTH AckReq on the packet (only if @tx->may_ask).
  */
 u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
-		 struct rocecc_flow *f, const struct rocecc_tx *tx, u64 now)
+		 struct rocecc_flow *f, const struct rocecc_tx *tx, u64 now,
+		 bool *ask)
 {
 	u32 line = READ_ONCE(rdev->dp.line_rate_kbps);
 	bool pace = tx->pace && READ_ONCE(rdev->dp.pace_ok);
 	struct rocecc_qp *e = NULL;
 	u64 max_delay = (u64)READ_ONCE(rocecc_pacing_max_delay_us) *
 			NSEC_PER_USEC;
+	unsigned long tick = jiffies;
 	u64 start, depart = 0, inc;
 	u32 flags = 0;
 
-	/* The QP's timeout, once per QP: a lockless peek, then the cache. */
+	/*
+	 * The QP's entry: for its timeout until the flow has it, and once a
+	 * jiffy in any case. The lookup marks the entry used, and an entry
+	 * unused for flow_idle_ms is dropped (qp.c): without this, the entry
+	 * of a QP that sends without pause would expire, and the CNPs its
+	 * remote sends would find no resolved entry (resolver_miss) until
+	 * the resolver has made a new one.
+	 */
 	if (tx->lqpn && (READ_ONCE(f->lqpn) != tx->lqpn ||
-			 !READ_ONCE(f->budget_known))) {
+			 !READ_ONCE(f->budget_known) ||
+			 READ_ONCE(f->qp_seen) != tick)) {
+		WRITE_ONCE(f->qp_seen, tick);
 		e = rocecc_qp_lookup(rdev, tx->lqpn, ROCECC_QP_LOCAL);
 		if (e && !rocecc_qp_resolved(e))
 			e = NULL;
@@ -94,7 +117,7 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 			(u64)READ_ONCE(rocecc_pacing_default_budget_us) *
 			NSEC_PER_USEC;
 	}
-	if (e)
+	if (e && !f->budget_known)
 		rocecc_rp_set_budget(f, tx->lqpn, e);
 	rocecc_flow_sync_params(f, p, line);
 
@@ -109,9 +132,11 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 
 	if (pace) {
 		start = rocecc_pace(&f->pace, &f->rp, now, tx->len,
-				    tx->ack_req, max_delay, &flags);
+				    tx->ack_req, tx->may_ask, max_delay, &flags);
 		if (flags & ROCECC_PACE_CAPPED)
 			f->pacing_capped++;
+		if (flags & ROCECC_PACE_ACKREQ)
+			f->pacing_ackreq++;
 		if (flags & ROCECC_PACE_DELAYED) {
 			depart = start;
 			f->pacing_delayed++;
@@ -123,6 +148,9 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 		rocecc_ctr_inc(rdev, ROCECC_CTR_PACING_DELAYED);
 	if (flags & ROCECC_PACE_CAPPED)
 		rocecc_ctr_inc(rdev, ROCECC_CTR_PACING_CAPPED);
+	if (flags & ROCECC_PACE_ACKREQ)
+		rocecc_ctr_inc(rdev, ROCECC_CTR_PACING_ACKREQ);
+	*ask = flags & ROCECC_PACE_ACKREQ;
 	return depart;
 }
 

@@ -42,15 +42,20 @@ def read_run(d):
     run = open(os.path.join(d, "run")).read().split()
     mode, n = run[0], int(run[1])
     peer = f"10.0.0.{n + 1}"
-    lqpn = {}
-    for h in range(1, n + 1):
+    lqpn, label = {}, {}
+    files = [(h, f"c{h}.json", f"host{h}") for h in range(1, n + 1)]
+    if os.path.exists(os.path.join(d, "victim.json")):
+        files.append((n + 2, "victim.json", "victim"))
+    for h, name, lab in files:
+        label[h] = lab
         try:
-            c = json.load(open(os.path.join(d, f"c{h}.json")))
+            c = json.load(open(os.path.join(d, name)))
             q = c["qps"][0] if "qps" in c else c["flows"][0]
             lqpn[h] = q["local_qpn"]
         except (OSError, ValueError, KeyError, IndexError):
             lqpn[h] = None
     r = {"tag": os.path.basename(os.path.normpath(d)), "mode": mode, "n": n,
+         "hosts": [h for h, _, _ in files], "label": label,
          "lqpn": lqpn, "rate": {}, "cnp": {}, "cdf": {}, "queue": []}
     samples = []
     p = os.path.join(d, "flows.ndjson")
@@ -64,7 +69,7 @@ def read_run(d):
     p = os.path.join(d, "metrics")
     if os.path.exists(p):
         metrics = open(p).read()
-    for h in range(1, n + 1):
+    for h in r["hosts"]:
         key = {"netdev": f"veth{h}", "lqpn": lqpn[h], "peer": peer}
         pts = [(s["t_ms"] / 1e3, find_flow(s["flows"], **key)) for s in samples]
         pts = [(t, f["counters"]) for t, f in pts if f]
@@ -186,15 +191,15 @@ def plot_or_empty(series):
 
 def panel_rate(P, r, xmax, ymax, cmax):
     s, tag = [], r["tag"]
-    for h in range(1, r["n"] + 1):
-        c = COLORS[(h - 1) % len(COLORS)]
+    for h in r["hosts"]:
+        c, lab = COLORS[(h - 1) % len(COLORS)], r["label"][h]
         if r["rate"][h]:
             s.append(f"'{P.data(f'{tag}.rate{h}.dat', r['rate'][h])}' using 1:2 "
-                     f"with lines lw 1.5 lc rgb '{c}' title 'host{h}'")
+                     f"with lines lw 1.5 lc rgb '{c}' title '{lab}'")
         if r["cnp"][h]:
             s.append(f"'{P.data(f'{tag}.cnp{h}.dat', r['cnp'][h])}' using 1:2 "
                      f"axes x1y2 with impulses lw 2 lc rgb '{c}' "
-                     f"title 'host{h} CNPs'")
+                     f"title '{lab} CNPs'")
     return [f"set title '{tag}: per-flow rate, CNPs received'",
             "set xlabel 'time (s)'", "set ylabel 'rate (Mbit/s, IP bytes)'",
             f"set xrange [0:{xmax:g}]", f"set yrange [0:{ymax:g}]",
@@ -216,11 +221,12 @@ def panel_queue(P, r, xmax, ymax, kmin, kmax):
 
 def panel_cdf(P, r, xmin, xmax):
     s, tag = [], r["tag"]
-    for h in range(1, r["n"] + 1):
+    for h in r["hosts"]:
         if r["cdf"][h]:
             s.append(f"'{P.data(f'{tag}.cdf{h}.dat', r['cdf'][h])}' using 1:2 "
-                     f"with steps lw 1.5 lc rgb '{COLORS[(h - 1) % len(COLORS)]}' "
-                     f"title 'host{h}'")
+                     f"with steps lw {3 if h > r['n'] else 1.5} "
+                     f"lc rgb '{COLORS[(h - 1) % len(COLORS)]}' "
+                     f"title '{r['label'][h]}'")
     return [f"set title '{tag}: message completion on the wire (roceccd)'",
             "set xlabel 'message completion (ms)'", "set ylabel 'CDF'",
             "set logscale x", f"set xrange [{xmin:g}:{xmax:g}]",

@@ -19,6 +19,7 @@
 #include <rocecc/roce.h>
 #include <uapi/linux/rocecc.h>
 #include "dcqcn.skel.h"
+#include "qptimeout.skel.h"
 
 #include "lib/bpf_dp.h"
 #include "lib/msg.h"
@@ -47,6 +48,7 @@ static const struct {
 struct bpf_dp {
 	struct dcqcn *skel;	/* NULL: opened from the pins only */
 	int fd[N_PINS];		/* the maps */
+	struct qptimeout *qpt;	/* the QP timeout learner, once loaded */
 };
 
 static const char *ifname(uint32_t ifindex, char *buf)
@@ -211,6 +213,7 @@ void bpf_dp_close(struct bpf_dp *dp)
 
 	if (!dp)
 		return;
+	qptimeout__destroy(dp->qpt);
 	if (dp->skel) {
 		dcqcn__destroy(dp->skel);
 	} else {
@@ -545,17 +548,73 @@ int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 {
 	struct dcqcn_qp_key k = { .ifindex = ifindex,
 				  .lqpn = lqpn & ROCECC_BTH_QPN_MASK };
-	struct dcqcn_qp v = { .rqpn = rqpn & ROCECC_BTH_QPN_MASK };
+	struct dcqcn_qp v = { .rqpn = rqpn & ROCECC_BTH_QPN_MASK }, old;
 
 	if (timeout > ROCECC_PACE_TIMEOUT_MAX)
 		return -EINVAL;
 	memcpy(v.raddr, raddr, 16);
+	/* unknown now, known before for the same peer: a restarted loader */
+	if (timeout < 0 &&
+	    !bpf_map_lookup_elem(dp->fd[DP_QPS], &k, &old) &&
+	    (old.flags & DCQCN_QP_TIMEOUT) && old.rqpn == v.rqpn &&
+	    !memcmp(old.raddr, v.raddr, 16))
+		timeout = old.timeout;
 	if (timeout >= 0) {
 		v.timeout = (uint8_t)timeout;
 		v.flags = DCQCN_QP_TIMEOUT;
 	}
 	return bpf_map_update_elem(dp->fd[DP_QPS], &k,
 				   &v, BPF_ANY) ? -errno : 0;
+}
+
+/* rdma_rxe's module BTF: the learner's target is there once it is loaded */
+#define BPF_DP_RXE_BTF	"/sys/kernel/btf/rdma_rxe"
+
+int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
+{
+	struct qptimeout *q;
+	int e;
+
+	if (dp->qpt)
+		return 0;
+	if (!dp->skel)
+		return -EOPNOTSUPP;
+	if (access(BPF_DP_RXE_BTF, F_OK)) {
+		msgf(err, errlen, "rdma_rxe is not loaded (no %s)",
+		     BPF_DP_RXE_BTF);
+		return -ENOENT;
+	}
+	q = qptimeout__open();
+	if (!q)
+		e = -errno;
+	else if (bpf_map__set_max_entries(q->maps.dp_qp_tmo,
+					  bpf_map__max_entries(dp->skel->maps.dp_qps)))
+		e = -EINVAL;
+	else
+		e = qptimeout__load(q);
+	if (!e)
+		e = qptimeout__attach(q);
+	if (e) {
+		qptimeout__destroy(q);
+		msgf(err, errlen, "cannot trace rxe_modify_qp() for the QPs' ACK timeouts: %s",
+		     strerror(-e));
+		return e;
+	}
+	dp->qpt = q;
+	return 0;
+}
+
+int bpf_dp_qp_timeout(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)
+{
+	struct dcqcn_qp_key k = { .ifindex = ifindex,
+				  .lqpn = lqpn & ROCECC_BTH_QPN_MASK };
+	uint32_t t;
+
+	if (!dp->qpt ||
+	    bpf_map_lookup_elem(bpf_map__fd(dp->qpt->maps.dp_qp_tmo), &k, &t) ||
+	    t > ROCECC_PACE_TIMEOUT_MAX)
+		return -1;
+	return (int)t;
 }
 
 int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)

@@ -16,7 +16,9 @@
  *	bpf_dp_dev_cfg_init(&c, ROCECC_PROFILE_MLX5);
  *	c.line_rate_kbps = ...; c.pace = root qdisc is fq;
  *	bpf_dp_attach(dp, ifindex, &c, err, sizeof(err));
- *	bpf_dp_qp_set(dp, ifindex, lqpn, peer, rqpn, -1);  (RDMA netlink)
+ *	bpf_dp_learn_timeouts(dp, err, sizeof(err));  (once rdma_rxe is there)
+ *	bpf_dp_qp_set(dp, ifindex, lqpn, peer, rqpn,  (RDMA netlink)
+ *		      bpf_dp_qp_timeout(dp, ifindex, lqpn));
  *	... bpf_dp_stats(), bpf_dp_flow_foreach() + bpf_dp_flow_put(),
  *	    bpf_dp_flows_expire() every so often ...
  *	bpf_dp_close(dp);	(attachments and pins stay)
@@ -129,11 +131,29 @@ int bpf_dp_module_has(uint32_t ifindex);
 /*
  * dp_qps: local QP @lqpn of @ifindex talks to remote QP @rqpn at @raddr
  * (16 bytes, IPv4-mapped for IPv4); @timeout is its ACK timeout exponent,
- * or -1 if unknown (the flow then keeps default_budget_us).
+ * or -1 if unknown: the entry keeps the timeout it has for the same peer
+ * and remote QP (a restarted loader has not seen the QP set up), else
+ * the flow keeps default_budget_us.
  */
 int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 		  const uint8_t *raddr, uint32_t rqpn, int timeout);
 int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
+
+/*
+ * Learn the local QPs' ACK timeouts (bpf/qptimeout.bpf.c: fexit of
+ * rdma_rxe's rxe_modify_qp()) from now on: 0, or -errno with a message in
+ * @err (-ENOENT: rdma_rxe is not loaded yet; call again later; a QP
+ * modified before this succeeded stays unknown). Needs the programs
+ * loaded (bpf_dp_open()).
+ */
+int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen);
+
+/*
+ * The ACK timeout exponent the learner saw local QP @lqpn of @ifindex
+ * get, or -1 if unknown (not learning, or not seen): what
+ * bpf_dp_qp_set() takes.
+ */
+int bpf_dp_qp_timeout(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
 
 /*
  * The counters of @ifindex, summed over the CPUs, into @v (indexed by

@@ -86,6 +86,7 @@ static const char *const cli_stats[__ROCECC_STAT_MAX] = {
 	[ROCECC_STAT_RESOLVER_MISS] = "resolver_miss",
 	[ROCECC_STAT_MALFORMED] = "malformed",
 	[ROCECC_STAT_PACING_CAPPED] = "pacing_capped",
+	[ROCECC_STAT_PACING_ACKREQ] = "pacing_ackreq",
 	[ROCECC_STAT_ECT_MARKED] = "ect_marked",
 	[ROCECC_STAT_RP_CNP_SPOOFED] = "rp_cnp_spoofed",
 	[ROCECC_STAT_QP_CACHE_FULL] = "qp_cache_full",

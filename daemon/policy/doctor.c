@@ -755,9 +755,9 @@ static void check_ack_timeout(const struct doc_host *h,
 		r->status = DOC_FAIL;
 		FOUND(r, "pacing_budget_pct %u: pacing may hold a packet as long as rxe's timer waits",
 		      d->budget_pct);
-		EXPECT(r, "pacing_budget_pct below 100 (default 50)");
+		EXPECT(r, "pacing_budget_pct below 100 (rocecc.ko's default 20)");
 		if (e == DOC_ENGINE_MODULE)
-			FIX(r, "echo 50 > " PARAM_DIR "pacing_budget_pct");
+			FIX(r, "echo 20 > " PARAM_DIR "pacing_budget_pct");
 		return;
 	}
 	for (i = 0; i < d->nqp; i++) {

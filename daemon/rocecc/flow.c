@@ -147,6 +147,7 @@ static const char *const flow_json_name[ROCECC_FLOW_A_MAX + 1] = {
 	[ROCECC_FLOW_A_UNPACED_PACKETS] = "unpaced_packets",
 	[ROCECC_FLOW_A_BUDGET_KNOWN] = "budget_known",
 	[ROCECC_FLOW_A_STATE_NS] = "state_ns",
+	[ROCECC_FLOW_A_PACING_ACKREQ] = "pacing_ackreq",
 };
 
 /* Every attribute of @f into @o, after "dev" and "ifindex". */
@@ -217,11 +218,12 @@ static void flow_text(struct flow_ctx *c, const struct flow *f,
 	       u64_of(f, ROCECC_FLOW_A_BUDGET_KNOWN) ? "" : "?");
 	if (!c->o->stats)
 		return;
-	printf("    packets %llu  unpaced %llu  delayed %llu  capped %llu  backlog %.3fms  qp_timeout %s%llu\n",
+	printf("    packets %llu  unpaced %llu  delayed %llu  capped %llu  ackreq %llu  backlog %.3fms  qp_timeout %s%llu\n",
 	       (unsigned long long)u64_of(f, ROCECC_FLOW_A_PACKETS),
 	       (unsigned long long)u64_of(f, ROCECC_FLOW_A_UNPACED_PACKETS),
 	       (unsigned long long)u64_of(f, ROCECC_FLOW_A_PACING_DELAYED),
 	       (unsigned long long)u64_of(f, ROCECC_FLOW_A_PACING_CAPPED),
+	       (unsigned long long)u64_of(f, ROCECC_FLOW_A_PACING_ACKREQ),
 	       u64_of(f, ROCECC_FLOW_A_PACING_BACKLOG) / 1e6,
 	       f->tb[ROCECC_FLOW_A_QP_TIMEOUT] ? "" : "unknown ",
 	       (unsigned long long)u64_of(f, ROCECC_FLOW_A_QP_TIMEOUT));

@@ -16,8 +16,11 @@
  * flows tell (resolve.c) and removes the entries of QPs that are gone;
  * every poll deletes flows idle for RD_BPF_FLOW_IDLE_MS, as rocecc.ko
  * does after its flow_idle_ms. The QPs' ACK timeouts are not in RDMA
- * netlink: their flows keep the default pacing budget
- * (pacing_default_budget_us's value).
+ * netlink: the loader's learner (bpf/qptimeout.bpf.c, traced from
+ * rxe_modify_qp() once rdma_rxe is loaded) has them, and each round
+ * copies them into dp_qps, where the flows take their pacing budget from
+ * (as the module's from ib_query_qp()); a QP it has not seen keeps the
+ * default budget (pacing_default_budget_us's value).
  *
  * On exit the filters come off and the netdevs' dp_devs entries go (the
  * CLI and rocecc.ko's users see nothing attached), the flows, QPs and
@@ -211,14 +214,35 @@ static void rd_bpf_qps_prune(struct rd *rd)
 	}
 }
 
+/*
+ * The QP timeout learner, loaded once rdma_rxe is (tried every round
+ * until then); a failure other than rxe's absence is logged, and not
+ * tried again.
+ */
+static void rd_bpf_learn_timeouts(struct rd *rd)
+{
+	char err[256];
+	int e;
+
+	if (rd->bdp_tmo_logged)
+		return;		/* failed for good: not every round again */
+	e = bpf_dp_learn_timeouts(rd->bdp, err, sizeof(err));
+	if (e && e != -ENOENT && !rd->bdp_tmo_logged) {
+		rd_log(LOG_WARN_, "BPF datapath: %s; pacing keeps the default budget",
+		       err);
+		rd->bdp_tmo_logged = true;
+	}
+}
+
 void rd_bpf_qps(struct rd *rd)
 {
 	char peer[64];
 	size_t i;
-	int e;
+	int e, t;
 
 	if (!rd->bdp)
 		return;
+	rd_bpf_learn_timeouts(rd);
 	for (i = 0; i < rd->nqps; i++) {
 		struct rd_qp *q = &rd->qps[i];
 
@@ -227,10 +251,12 @@ void rd_bpf_qps(struct rd *rd)
 			q->dp_set = false;
 			continue;
 		}
-		if (q->dp_set && q->dp_gen == q->peer_gen && q->dp_rqpn == q->rqpn)
+		t = bpf_dp_qp_timeout(rd->bdp, q->ifindex, q->lqpn);
+		if (q->dp_set && q->dp_gen == q->peer_gen &&
+		    q->dp_rqpn == q->rqpn && q->dp_timeout == t)
 			continue;
 		e = bpf_dp_qp_set(rd->bdp, q->ifindex, q->lqpn, q->peer,
-				  q->rqpn, -1);
+				  q->rqpn, t);
 		if (e) {
 			rd_log(LOG_WARN_, "%s QP %" PRIu32 ": dp_qps: %s", q->dev,
 			       q->lqpn, strerror(-e));
@@ -240,9 +266,10 @@ void rd_bpf_qps(struct rd *rd)
 		q->dp_set = true;
 		q->dp_gen = q->peer_gen;
 		q->dp_rqpn = q->rqpn;
+		q->dp_timeout = t;
 		rd_peer_str(q->peer, peer, sizeof(peer));
-		rd_log(LOG_DEBUG_, "%s QP %" PRIu32 " -> %s:%" PRIu32 " (BPF datapath)",
-		       q->dev, q->lqpn, peer, q->rqpn);
+		rd_log(LOG_DEBUG_, "%s QP %" PRIu32 " -> %s:%" PRIu32 " timeout %d (BPF datapath)",
+		       q->dev, q->lqpn, peer, q->rqpn, t);
 	}
 	rd_bpf_qps_prune(rd);
 }

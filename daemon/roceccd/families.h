@@ -127,9 +127,9 @@
 	RD_FAMILY_DPSTAT(F, ECT_MARKED, "ect_marked", "_total", COUNTER) \
 	RD_FAMILY_DPSTAT(F, RP_CNP_SPOOFED, "rp_cnp_spoofed", "_total", COUNTER) \
 	RD_FAMILY_DPSTAT(F, QP_CACHE_FULL, "qp_cache_full", "_total", COUNTER) \
+	RD_FAMILY_DPSTAT(F, PACING_ACKREQ, "pacing_ackreq", "_total", COUNTER) \
 	RD_FAMILY_BPFSTAT(F, CE_ANSWERED, "ce_answered")		\
 	RD_FAMILY_BPFSTAT(F, CE_UNANSWERED, "ce_unanswered")		\
-	RD_FAMILY_BPFSTAT(F, CNP_IGNORED_BAD_SOURCE, "cnp_ignored_bad_source") \
 	RD_FAMILY_BPFSTAT(F, CNP_TX_ERRORS, "cnp_tx_errors")		\
 	RD_FAMILY_BPFSTAT(F, CNP_DEFERRED, "cnp_deferred")		\
 	RD_FAMILY_BPFSTAT(F, RP_CONTENDED, "rp_contended")		\

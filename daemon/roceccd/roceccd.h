@@ -67,6 +67,7 @@ struct rd_qp {
 	bool dp_set;
 	unsigned int dp_gen;
 	uint32_t dp_rqpn;
+	int dp_timeout;		/* ... and ACK timeout, -1: unknown */
 };
 
 struct rd_netdev {
@@ -208,6 +209,7 @@ struct rd {
 	char pinned[256];	/* the pin directory in use, "" if none */
 	struct bpf_dp *bdp;	/* the BPF datapath's loader, NULL until used */
 	bool bdp_failed_logged;
+	bool bdp_tmo_logged;	/* the timeout learner's failure, logged */
 	uint64_t bdp_errors, bdp_expired;
 	struct rnl mod;		/* rocecc.ko's genetlink family */
 	bool mod_open;

@@ -37,6 +37,33 @@
  * Finally no packet leaves before the previous one, also when the budget
  * shrank in between (a QP's timeout became known).
  *
+ * Asking for ACKs
+ * ---------------
+ * rxe asks for an ACK only at the end of a message (and every 64
+ * packets), so with the cap alone a QP cannot be paced below one message
+ * per budget (16 KB messages and a 15 ms budget: 8.7 Mb/s), and every
+ * ACK-requesting packet may leave a whole budget after the previous one:
+ * the timer then waits budget + the queueing the next packet meets, and a
+ * starved TCG vCPU or a growing switch queue adds the rest (with half of
+ * timeout 14 as budget, 2-to-1 runs retransmitted 14-75 times where ECT
+ * alone did 1-2). Where the caller may ask for an ACK on a packet
+ * (@may_ask: an RC request the responder acknowledges when its BTH
+ * AckReq is set, which rxe's responder does for any packet), a packet
+ * after which the next one could only leave past the budget gets
+ * ROCECC_PACE_ACKREQ: the caller sets AckReq on it, the responder's ACK
+ * re-arms rxe's timer, and it becomes the reference. ACK requests then
+ * follow the rate instead of the message size: a QP can be paced down to
+ * one packet per budget, and no ACK-requesting packet leaves more than
+ * one budget after the previous one.
+ * A QP that was quiet (no ACK-requesting packet within the last budget)
+ * is asked on its next packet too: rxe never stops its timer once
+ * everything is acknowledged (6.1 and 6.12), so the timer may still be
+ * pending from an ACK up to a timeout ago and expire any moment; the ACK
+ * of this first packet, a round trip later, re-arms it for what follows.
+ * Left to the rate, the first ACK would come up to a budget later (in
+ * 3-to-1 incasts at timeout 14, 2 retransmissions a run with an empty
+ * switch queue).
+ *
  * The budget is a share (pacing_budget_pct) of the timeout as rxe's jiffies
  * timer really applies it, at most max_delay: rocecc_pace_budget_ns().
  *
@@ -100,6 +127,7 @@ struct rocecc_pace {
 /* rocecc_pace() flags */
 #define ROCECC_PACE_DELAYED	0x1	/* leaves after now */
 #define ROCECC_PACE_CAPPED	0x2	/* the budget or max_delay bound */
+#define ROCECC_PACE_ACKREQ	0x4	/* set BTH AckReq on this packet */
 
 /* @a + @b, or ~0 where that would wrap. */
 static inline __u64 rocecc_pace_add(__u64 a, __u64 b)
@@ -160,24 +188,27 @@ static inline __u64 rocecc_pace_budget_ns(__u8 timeout, __u32 hz, __u32 pct,
 
 /*
  * A packet of @len bytes (at most ROCECC_RP_PACE_LEN_MAX count for the
- * rate) is handed over at @now; @ack_req: it carries BTH AckReq. Returns
- * its departure time, never before @now; *@flags gets ROCECC_PACE_DELAYED
- * if that is after @now (the packet is to be held until then) and
+ * rate) is handed over at @now; @ack_req: it carries BTH AckReq; @may_ask:
+ * the caller can set AckReq on it (see "Asking for ACKs"). Returns its
+ * departure time, never before @now; *@flags gets ROCECC_PACE_DELAYED if
+ * that is after @now (the packet is to be held until then),
  * ROCECC_PACE_CAPPED if the budget or @max_delay_ns moved it earlier than
- * the rate would. Advances @s by the packet at @rp's current rate.
+ * the rate would, and ROCECC_PACE_ACKREQ if the caller is to set AckReq
+ * on it. Advances @s by the packet at @rp's current rate.
  */
 static inline __u64 rocecc_pace(struct rocecc_pace *s,
 				const struct rocecc_rp *rp, __u64 now,
-				__u32 len, bool ack_req, __u64 max_delay_ns,
-				__u32 *flags)
+				__u32 len, bool ack_req, bool may_ask,
+				__u64 max_delay_ns, __u32 *flags)
 {
 	__u64 start = now > s->next_tx ? now : s->next_tx;
 	__u64 ref, limit, lim2;
+	bool quiet;
 
 	*flags = 0;
 	/* The timer's reference: the last AckReq, or now if older. */
-	ref = rocecc_pace_add(s->ack_ref, s->budget_ns) >= now ?
-	      s->ack_ref : now;
+	quiet = rocecc_pace_add(s->ack_ref, s->budget_ns) < now;
+	ref = quiet ? now : s->ack_ref;
 	limit = rocecc_pace_add(ref, s->budget_ns);
 	lim2 = rocecc_pace_add(now, max_delay_ns);
 	if (lim2 < limit)
@@ -190,11 +221,20 @@ static inline __u64 rocecc_pace(struct rocecc_pace *s,
 	if (start < s->last_depart)
 		start = s->last_depart;
 	s->last_depart = start;
-	if (ack_req)
-		s->ack_ref = start;
 	if (len > ROCECC_RP_PACE_LEN_MAX)
 		len = ROCECC_RP_PACE_LEN_MAX;
 	s->next_tx = rocecc_pace_add(start, rocecc_rp_delay_ns(rp, len));
+	/*
+	 * Ask for an ACK if the next packet could not leave within the
+	 * budget, or if the QP was quiet (its timer may be stale).
+	 */
+	if (!ack_req && may_ask &&
+	    (quiet || s->next_tx > rocecc_pace_add(ref, s->budget_ns))) {
+		ack_req = true;
+		*flags |= ROCECC_PACE_ACKREQ;
+	}
+	if (ack_req)
+		s->ack_ref = start;
 	if (start > now)
 		*flags |= ROCECC_PACE_DELAYED;
 	return start;

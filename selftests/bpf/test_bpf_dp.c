@@ -244,6 +244,17 @@ static void pinned_view(const char *dir, uint32_t ifx,
 	bpf_dp_close(pv);
 }
 
+/* dp_qps' timeout of @lqpn: the exponent, -1 unknown, -2 no entry */
+static int qp_timeout(struct bpf_dp *dp, uint32_t ifx, uint32_t lqpn)
+{
+	struct dcqcn_qp_key k = { .ifindex = ifx, .lqpn = lqpn };
+	struct dcqcn_qp v;
+
+	if (bpf_map_lookup_elem(bpf_dp_map_fd(dp, DCQCN_PIN_QPS), &k, &v))
+		return -2;
+	return v.flags & DCQCN_QP_TIMEOUT ? v.timeout : -1;
+}
+
 /* The output of "rocecc --pin-dir @dir ARGS" (into @out), its exit status */
 static int cli(const char *dir, char *out, size_t n, const char *args)
 {
@@ -277,7 +288,7 @@ static void cli_view(const char *dir)
 	int st, i;
 
 	if (access(ROCECC_CLI, X_OK)) {
-		for (i = 0; i < 7; i++)
+		for (i = 0; i < 8; i++)
 			tap_ok(1, "# SKIP %s not built", ROCECC_CLI);
 		return;
 	}
@@ -313,6 +324,9 @@ static void cli_view(const char *dir)
 	       strstr(out, "\"rqpn\":34") && strstr(out, "\"lqpn\":17") &&
 	       strstr(out, "\"cnp_handled\":1") && strstr(out, "\"rate_kbps\":"),
 	       "rocecc -j flow show dev " DEV ": the flow in the module's keys");
+	tap_ok(!st && out[0] == '[' && strchr(out, '\n') &&
+	       !strchr(out, '\n')[1],
+	       "rocecc -j flow show dev " DEV ": one JSON document, one line");
 	if (st)
 		tap_diag("%s", out);
 	st = cli(dir, out, sizeof(out), "dev attach " DEV);
@@ -423,6 +437,17 @@ int main(void)
 	dq_mapped(raddr, B4);
 	tap_ok(!bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, 14),
 	       "QP 0x%x -> B's 0x%x, timeout 14", LQPN, RQPN);
+	tap_ok(!bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, -1) &&
+	       qp_timeout(dp, ifx, LQPN) == 14,
+	       "set again with the timeout unknown (a restarted daemon): 14 stays");
+	tap_ok(!bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN + 1, -1) &&
+	       qp_timeout(dp, ifx, LQPN) == -1 &&
+	       !bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, 14),
+	       "... but not for another remote QP");
+	tap_eq(bpf_dp_learn_timeouts(dp, err, sizeof(err)),
+	       access("/sys/kernel/btf/rdma_rxe", F_OK) ? -ENOENT : 0,
+	       "the timeout learner loads where rdma_rxe is, says why not elsewhere: %s",
+	       err);
 	n = dq_cnp_frame(f, 0, B4, A4, LQPN);
 	tap_eq(run(bpf_dp_prog_fd(dp, false), ifx, f, n), TC_ACT_STOLEN,
 	       "a CNP from B on " DEV " is consumed");

@@ -18,6 +18,8 @@
  *    parameters, to the sender's QPN; the CE-marked packet untouched.
  *  - The deferred CNP, CE marks of QPs not in the map, CNPs from a source
  *    that is not the QP's peer, CNPs with a bad ICRC.
+ *  - A QP's ACK timeout learned after its flow began: the default budget
+ *    until then, pacing.h's budget of that timeout after.
  *  - A trace of data packets, READ responses and CNPs: after every event
  *    the flow's RP and pacing state equal the shared core's run on the
  *    same events here (dcqcn.h, pacing.h), and every departure time the
@@ -452,11 +454,11 @@ static void test_bad_source(void)
 	n = dq_cnp_frame(f, 0, C4, A4, LQPN);
 	run(q.fd_in, f, n, 0, T0, &r);
 	tap_ok(r.retval == TC_ACT_STOLEN &&
-	       dq_stat(&q, DCQCN_STAT_CNP_IGNORED_BAD_SOURCE) == 1 &&
+	       dq_stat(&q, ROCECC_STAT_RP_CNP_SPOOFED) == 1 &&
 	       dq_stat(&q, ROCECC_STAT_RP_CNP_IGNORED) == 1 &&
 	       dq_stat(&q, ROCECC_STAT_RP_CNP_HANDLED) == 0 &&
 	       dq_flow(&q, B4, 0, RQPN, &fl) == -ENOENT,
-	       "CNP from C for B's QP: cnp_ignored_bad_source, consumed, no flow touched");
+	       "CNP from C for B's QP: rp_cnp_spoofed, consumed, no flow touched");
 	n = dq_cnp_frame(f, 0, B4, A4, 0x77);
 	run(q.fd_in, f, n, 0, T0, &r);
 	tap_ok(r.retval == TC_ACT_STOLEN &&
@@ -470,6 +472,125 @@ static void test_bad_source(void)
 	       !dq_flow(&q, B4, 0, RQPN, &fl) && fl.rp.limited &&
 	       fl.last_cnp_rx == T0 && fl.lqpn == LQPN && fl.budget_known,
 	       "CNP from B: handled, the flow limited, its QP and budget known");
+}
+
+/* ------------------------------------------------- learned timeouts */
+
+/* The flow's budget after one ingress ACK from B for A's QP, or ~0 */
+static uint64_t budget_after_ack(uint64_t t, struct dcqcn_flow *fl)
+{
+	struct pkt k = { .src = B4, .dst = A4, .op = ROCECC_OP_RC_ACK,
+			 .qpn = LQPN };
+	uint8_t f[FRAME_MAX];
+	struct dq_run r;
+	size_t n;
+
+	n = dq_frame(f, &k);
+	run(q.fd_in, f, n, 0, t, &r);
+	if (r.retval != TC_ACT_UNSPEC || dq_flow(&q, B4, 0, RQPN, fl))
+		return ~0ULL;
+	return fl->pace.budget_ns;
+}
+
+/*
+ * The share of packets the budget caps for a QP of @timeout (-1: not
+ * known) that sends 16 KB WRITEs (16 packets of 1 KB, AckReq on the last)
+ * four messages deep, as rocegen does in the VM tests, paced at 10 Mb/s:
+ * a message is handed over when the one four before it has left.
+ */
+static double capped_share(int timeout)
+{
+	struct pkt k = { .src = A4, .dst = B4, .qpn = RQPN, .payload = 1024,
+			 .op = ROCECC_OP_RC_WRITE_MIDDLE };
+	uint64_t done[4] = { T0, T0, T0, T0 }, t = T0;
+	struct dcqcn_flow fl;
+	uint8_t f[FRAME_MAX];
+	unsigned int m, i;
+	struct dq_run r;
+	size_t n;
+
+	dq_reset(&q, ROCECC_PROFILE_MLX5);
+	q.dev.params.v[ROCECC_PARAM_RP_MAX_RATE] = 10;
+	dq_attach(&q);
+	dq_add_qp(&q, LQPN, B4, 0, RQPN, timeout);
+	for (m = 0; m < 64; m++) {
+		if (done[m % 4] > t)
+			t = done[m % 4];
+		for (i = 0; i < 16; i++, t += 1000) {
+			k.ackreq = i == 15;
+			n = dq_frame(f, &k);
+			run(q.fd_eg, f, n, 0, t, &r);
+			if (!m && !i)	/* the flow exists: take the QP */
+				budget_after_ack(t, &fl);
+		}
+		done[m % 4] = r.ctx.tstamp > t ? r.ctx.tstamp : t;
+	}
+	if (dq_flow(&q, B4, 0, RQPN, &fl) || !fl.pkts)
+		return 1.0;
+	return (double)fl.pacing_capped / (double)fl.pkts;
+}
+
+/*
+ * A QP's timeout learned after its flow began (dp_qps gets it once the
+ * learner saw rxe_modify_qp(), bpf/qptimeout.bpf.c): the flow keeps the
+ * default budget until then, and takes pacing.h's budget of that timeout
+ * with the QP's next packet, also when the timeout changes again.
+ */
+static void test_learned(void)
+{
+	static const int tmo[] = { 0, 8, 12, 14, 18, 19, 31 };
+	struct pkt k = { .src = A4, .dst = B4, .qpn = RQPN, .payload = 1024,
+			 .op = ROCECC_OP_RC_WRITE_MIDDLE };
+	unsigned int bad_default = 0, bad_known = 0, bad_change = 0;
+	uint64_t def, want, got;
+	double share, def_share;
+	struct dcqcn_flow fl;
+	uint8_t f[FRAME_MAX];
+	struct dq_run r;
+	size_t i, n;
+
+	for (i = 0; i < sizeof(tmo) / sizeof(tmo[0]); i++) {
+		dq_reset(&q, ROCECC_PROFILE_MLX5);
+		dq_attach(&q);
+		def = (uint64_t)q.dev.default_budget_us * 1000;
+		dq_add_qp(&q, LQPN, B4, 0, RQPN, -1);
+		n = dq_frame(f, &k);
+		run(q.fd_eg, f, n, 0, T0, &r);
+		got = budget_after_ack(T0 + 1000, &fl);
+		if (got != def || fl.budget_known)
+			bad_default++;
+		dq_add_qp(&q, LQPN, B4, 0, RQPN, tmo[i]);
+		want = rocecc_pace_budget_ns((uint8_t)tmo[i], dq_hz(&q),
+					     q.dev.budget_pct,
+					     q.dev.max_delay_us);
+		got = budget_after_ack(T0 + 2000, &fl);
+		tap_diag("timeout %d: budget %llu us (default %llu us)", tmo[i],
+			 (unsigned long long)got / 1000,
+			 (unsigned long long)def / 1000);
+		if (got != want || !fl.budget_known || fl.qp_timeout != tmo[i])
+			bad_known++;
+		/* the QPN reused by a QP with timeout 14 */
+		dq_add_qp(&q, LQPN, B4, 0, RQPN, 14);
+		want = rocecc_pace_budget_ns(14, dq_hz(&q), q.dev.budget_pct,
+					     q.dev.max_delay_us);
+		if (budget_after_ack(T0 + 3000, &fl) != want ||
+		    fl.qp_timeout != 14)
+			bad_change++;
+	}
+	tap_eq(bad_default, 0, "timeout unknown: the flow paces with the default budget");
+	tap_eq(bad_known, 0, "timeout learned (0, 8, 12, 14, 18, 19, 31): the flow's budget is rocecc_pace_budget_ns()'s");
+	tap_eq(bad_change, 0, "a learned timeout that changes: the flow takes the new budget");
+	want = rocecc_pace_budget_ns(14, dq_hz(&q), 50, 1000000);
+	def_share = capped_share(-1);
+	share = capped_share(14);
+	tap_diag("16 KB WRITEs 4 deep at 10 Mb/s: the budget capped %.1f %% of the packets with the default budget, %.1f %% with timeout 14's",
+		 100 * def_share, 100 * share);
+	tap_ok(share < 0.1 && def_share > 0.3,
+	       "at 10 Mb/s timeout 14's budget leaves the rate alone (capped %.1f %%), the default's does not (%.1f %%)",
+	       100 * share, 100 * def_share);
+	tap_ok(want > (uint64_t)q.dev.default_budget_us * 1000,
+	       "timeout 14's budget (%llu us at HZ %u) is longer than the default",
+	       (unsigned long long)want / 1000, dq_hz(&q));
 }
 
 /* ------------------------------------------------------------ RP trace */
@@ -550,7 +671,7 @@ static void trace(const char *what, unsigned int profile, uint32_t div,
 					bad_ts++;
 			} else {
 				uint64_t dep = rocecc_pace(&rf.pace, &rf.rp, t,
-					ip_len(&k), k.ackreq,
+					ip_len(&k), k.ackreq, false,
 					(uint64_t)q.dev.max_delay_us * 1000,
 					&fl_flags);
 
@@ -658,6 +779,7 @@ int main(void)
 	test_deferred();
 	test_unanswered();
 	test_bad_source();
+	test_learned();
 	test_trace();
 
 	tap_eq(bad_run, 0, "%u runs: the kernel ran every one", runs);

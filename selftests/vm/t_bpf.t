@@ -25,6 +25,8 @@ for t in "$top"/build/bpf/test_*; do
 	fail=$(grep -c '^not ok ' <<<"$out")
 	skip=$(grep -ci '^ok .*# skip\|^1\.\.0' <<<"$out")
 	[ "$fail" -ne 0 ] && grep '^not ok' <<<"$out" | head -5 | while IFS= read -r l; do tap_diag "$l"; done
+	# the verifier's work on this kernel, per program
+	grep 'verifier walked' <<<"$out" | while IFS= read -r l; do tap_diag "${l#\# }"; done
 	[ $st -eq 0 ] && [ "$fail" -eq 0 ] && [ "$skip" -eq 0 ] && [ "$pass" -gt 0 ]
 	tap_ok $? "${t##*/} on $(uname -r): $pass passed, $fail failed, $skip skipped"
 done

@@ -18,12 +18,17 @@
 #    its peer (rp_cnp_handled), its flow (rocecc -j flow show, the
 #    module's keys) is limited, cut below the ceiling while it runs, and
 #    paced by EDT: the flow's pacing_delayed and fq's throttled count grow;
+#  - the flow learned its QP's ACK timeout (14, from rxe_modify_qp()):
+#    its budget is 30 ms, not the default 8 ms; a second QP paced at
+#    10 Mb/s without CE marks gets the same, and its budget caps fewer
+#    than 5 % of its packets;
 #  - no completion errors, no drops at the switch, rxe retries within
 #    TCG's noise allowance (ROCECC_DP_RETRY_MAX, 2; see t_ect_pacing.t);
 #  - rocecc -s dev show prints the engine and the counters; /metrics has
 #    them as rocecc_dp_<counter>_total{netdev,engine="bpf"};
 #  - with rocecc.ko loaded, the CLI refuses to attach the module where BPF
-#    drives; once roceccd stops and the module takes veth1, a restarted
+#    drives, and so does the module itself when asked directly over
+#    generic netlink (its extack names the BPF datapath); once roceccd stops and the module takes veth1, a restarted
 #    roceccd --datapath bpf refuses veth1 naming rocecc.ko, keeps its
 #    hands off it and drives veth2 again with the counters it kept pinned.
 # Run: scripts/vm --test selftests/vm/t_bpf_engine.t
@@ -133,12 +138,47 @@ tap_cmp "$(s 1 rp_cnp_handled)" -le "$(s 2 np_cnp_sent)" "... no more than host 
 flow() { jq -r --argjson r "${rq:-0}" "[.[] | select(.rqpn == \$r)][0].$2 // empty" "$1"; }
 tap_diag "flow: $(jq -c --argjson r "${rq:-0}" '[.[] | select(.rqpn == $r)][0]' "$work/f3.json")"
 tap_is "$(flow "$work/f3.json" engine)" bpf "flow show -j: the flow to rocegen's remote QP, engine bpf"
+tap_is "$(jq -s length "$work/f3.json")" 1 "flow show -j: one JSON document"
 tap_cmp "$(flow "$work/f3.json" limited)" -eq 1 "the flow is limited (it took a CNP)"
 tap_cmp "$(flow "$work/f3.json" cnp_handled)" -gt 0 "the flow counts its CNPs"
 min=$(for i in 1 2 3; do flow "$work/f$i.json" rate_kbps; done | sort -n | head -1)
 tap_diag "rate_kbps while running: $(for i in 1 2 3; do flow "$work/f$i.json" rate_kbps; done | tr '\n' ' ')(ceiling 20000)"
 tap_cmp "${min:-20000}" -lt 20000 "the rate was cut below the 20 Mb/s ceiling while it ran"
 tap_cmp "$(flow "$work/f3.json" pacing_delayed)" -gt 0 "the flow's packets got EDT departure times"
+# the QP's ACK timeout, learned from rxe_modify_qp() (default 14, never
+# raised here), and its budget: pacing.h's at HZ 250, 50 %: 16 jiffies
+# less one, 60 ms, halved
+tap_is "$(flow "$work/f3.json" budget_known)/$(flow "$work/f3.json" qp_timeout)/$(flow "$work/f3.json" pacing_budget_us)" \
+	"1/14/30000" "the flow learned its QP's ACK timeout 14: budget 30000 us (not the default 8000)"
+pct() { awk -v c="${1:-0}" -v p="${2:-0}" 'BEGIN { printf "%.1f", p ? 100 * c / p : 0 }'; }
+tap_diag "at the rate floor ($(flow "$work/f3.json" rate_kbps) kb/s) any budget binds: capped $(flow "$work/f3.json" pacing_capped) of $(flow "$work/f3.json" packets) packets ($(pct "$(flow "$work/f3.json" pacing_capped)" "$(flow "$work/f3.json" packets)") %)"
+
+# A new QP without CE marks, paced at 10 Mb/s (rp_max_rate 50000 / 5000):
+# 16 KB messages take 13 ms, within timeout 14's 30 ms budget, not
+# within the default 8 ms (which capped 44 % of such a flow's packets in
+# test_dcqcn_bpf's model of it)
+ip netns exec "$TOPO_NS" tc filter del dev swp2 egress
+"$R" param set dev veth1 rp_max_rate 50000
+topo_counters >"$work/b10"
+dp_rg_server rxe2 $((port + 1)) 1 || tap_bail "rocegen server"
+srv=$DP_SRV_PID
+DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 $((port + 1)) "$work/c10.json" --cpu 0 \
+	--op write --size 16K --depth 4 --duration 3s >"$work/c10.out" 2>&1
+wait "$srv"
+topo_counters >"$work/a10"
+"$R" -j flow show dev veth1 >"$work/f10.json"
+read -r rq10 errs10 < <(jq -r '"\(.qps[0].remote_qpn) \(.total.errors)"' "$work/c10.json")
+flow10() { jq -r --argjson r "${rq10:-0}" "[.[] | select(.rqpn == \$r)][0].$1 // empty" "$work/f10.json"; }
+pk=$(flow10 packets)
+cap=$(flow10 pacing_capped)
+tap_diag "10 Mb/s: rate_kbps $(flow10 rate_kbps), budget $(flow10 pacing_budget_us) us (timeout $(flow10 qp_timeout)), capped $cap of $pk packets ($(pct "$cap" "$pk") %), delayed $(flow10 pacing_delayed); errors $errs10"
+tap_is "$(flow10 budget_known)/$(flow10 qp_timeout)/$(flow10 rate_kbps)" "1/14/10000" \
+	"the new QP's flow: timeout 14 learned, paced at 10 Mb/s"
+tap_cmp "$(flow10 pacing_delayed)" -gt 0 "... its packets were paced"
+tap_cmp "$((20 * ${cap:-1}))" -lt "${pk:-0}" "... and the budget capped fewer than 5 % of them"
+tap_cmp "${errs10:-1}" -eq 0 "... without completion errors"
+retry=$(topo_delta "$work/b10" "$work/a10" rxe1.completer_retry_err)
+tap_cmp "$retry" -le "$retry_max" "... rxe retries $retry (TCG noise allowance $retry_max)"
 tap_cmp "$((thr1 - thr0))" -gt 0 "fq held flows back until their departure time (throttled)"
 
 # the text view and /metrics
@@ -152,6 +192,8 @@ tap_is "$(rd_metric "$work/m" rocecc_dp_rp_cnp_handled_total 'netdev="veth1",eng
 	"/metrics: rocecc_dp_rp_cnp_handled_total{veth1,bpf} = dev show's"
 tap_is "$(rd_metric "$work/m" rocecc_dp_ce_unanswered_total 'netdev="veth2",engine="bpf"')" "$(s 2 ce_unanswered)" \
 	"/metrics: the engine's own rocecc_dp_ce_unanswered_total"
+tap_is "$(rd_metric "$work/m" rocecc_dp_rp_cnp_spoofed_total 'netdev="veth1",engine="bpf"')" "$(s 1 rp_cnp_spoofed)" \
+	"/metrics: rocecc_dp_rp_cnp_spoofed_total{veth1,bpf}, the module's name, = dev show's"
 tap_is "$(rd_metric "$work/m" rocecc_bpf_errors_total)" 0 "/metrics: no BPF datapath errors"
 
 # --- the two engines never drive one netdev ---------------------------------------
@@ -161,6 +203,11 @@ out=$("$R" dev attach veth2 2>&1)
 st=$?
 [ $st -ne 0 ] && grep -q "BPF datapath" <<<"$out"
 tap_ok $? "rocecc dev attach refuses veth2, naming the BPF datapath" || tap_diag "status $st: $out"
+# past the CLI's checks, straight to the module's generic netlink family
+out=$("$DP_PY" "$DP_LIB/genl_attach.py" veth2 2>&1)
+st=$?
+[ $st -eq 16 ] && grep -q "rocecc: the BPF datapath drives this device" <<<"$out"
+tap_ok $? "rocecc.ko itself refuses veth2 (EBUSY), naming the BPF datapath" || tap_diag "status $st: $out"
 sent=$(s 2 np_cnp_sent)
 rd_stop
 tap_cmp $? -eq 0 "roceccd exits 0"

@@ -130,7 +130,7 @@ tap_cmp "$("$R" -j dev show veth1 | jq -r '.[0].ifindex')" -eq "$ifx" "dev show 
 	grep -q "flow_table_full 0" "$work/devs"
 tap_ok $? "dev show -s prints the counters" || tap_diag "$(cat "$work/devs")"
 st=$("$R" -j -s dev show veth1 | jq -r '.[0].stats | keys | length')
-tap_cmp "$st" -eq 13 "dev show -j -s: 13 counters"
+tap_cmp "$st" -eq 14 "dev show -j -s: 14 counters"
 st=$("$R" -j -s dev show veth1 | jq -r '.[0].stats | "\(.rp_cnp_spoofed) \(.qp_cache_full)"')
 [ "$st" = "0 0" ]
 tap_ok $? "... among them rp_cnp_spoofed and qp_cache_full, both 0 ($st)"

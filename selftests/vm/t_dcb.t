@@ -275,6 +275,9 @@ for _ in $(seq 100); do grep -qs "listening on" "$work/td" && break; _topo_sleep
 port=18900
 dp_rg_server rxe2 "$port" 1 --tclass 104 || tap_bail "server"
 srv=$DP_SRV_PID
+# ACK timeout 16 (268 ms), not the default 14: the PFC frames this test
+# sends and obeys hold the priority's packets in the qdisc for whole pause
+# times, which rxe's timer counts (it runs from the hand-over to IP).
 dp_rg_client 1 "$port" "$work/c.json" --size 16K --duration 3s --depth 4 --timeout 16 \
 	--tclass 104 >"$work/c.out" 2>&1
 wait "$srv"

@@ -209,13 +209,14 @@ grep -q "rdma_cm default RoCE v2" <<<"$DOC_FOUND"
 tap_ok $? "... as RoCE v2 ($DOC_FOUND)"
 rmdir "$cm/rxe1"
 
-# timeout 11: 8.4 ms, one jiffy surely waited at HZ 250 (4 ms), budget 2 ms
+# timeout 11: 8.4 ms, one jiffy surely waited at HZ 250 (4 ms), budget
+# 20 % of it (pacing_budget_pct): 0.8 ms
 DP_RG_TIMEOUT=60 dp_rg_server rxe2 18611 1 >/dev/null 2>&1
 tap_run "rocegen: 2 s of 16K WRITEs on a QP with timeout 11" \
 	dp_rg_client 1 18611 /dev/null --size 16K -D 2 --timeout 11
 wait "$DP_SRV_PID" 2>/dev/null
 doc ack_timeout
-broken ack_timeout FAIL "echo 2000 > /sys/module/rocecc/parameters/pacing_default_budget_us" \
+broken ack_timeout FAIL "echo 800 > /sys/module/rocecc/parameters/pacing_default_budget_us" \
 	"a QP with timeout 11"
 mend ack_timeout "a QP with timeout 11"
 

@@ -36,6 +36,11 @@ lib=$(dirname "$0")/lib
 tap_require_vm
 
 dur=${ROCECC_NP_DURATION:-4}
+# ACK timeout 16 (268 ms), not the default 14: the senders are not paced
+# (rocecc.ko is attached on the receiver only, nothing of it delays their
+# ACKs), they run unthrottled and overflow the guest's input backlogs now
+# and then (softnet_drops below), and a retry under TCG can end in rxe
+# 6.1's fatal NAK (README, testbed facts); this test is about the CNPs.
 rgargs=(--size 16K --duration "${dur}s" --depth 4 --timeout 16)
 work=$(mktemp -d /tmp/t_np.XXXXXX)
 trap 'topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT

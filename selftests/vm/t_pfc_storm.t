@@ -61,9 +61,11 @@
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$top/selftests/vm/lib
+RD_PORT=9472	# roceccd's port, for rd.sh's rd_get, rd_events, rd_last
 . "$lib/tap.sh"
 . "$lib/topo.sh"
 . "$lib/dp.sh"
+. "$lib/rd.sh"
 tap_require_vm
 
 HAVE_SCH=0
@@ -78,7 +80,7 @@ RD=$top/build/daemon/roceccd
 work=$(mktemp -d /tmp/vm_pfcwd.XXXXXX)
 rdpid=
 trap 'topo_pfc_stop 2>/dev/null; kill $(jobs -p) 2>/dev/null; topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT
-mport=9472
+mport=$RD_PORT
 PRIO=3
 RATE=20
 DETECT=200
@@ -155,17 +157,14 @@ wait_until() {	# SECONDS CMD...: CMD succeeds within SECONDS
 	done
 }
 
-# events TYPE: "SEQ EPOCH_MS" of every event TYPE for veth1 / PRIO
+# events TYPE: "SEQ EPOCH_MS" of every event TYPE for veth1 / PRIO (an
+# event without a prio counts for every priority). jq and awk, not python: the
+# test polls events, and a python start costs ~1 s under TCG.
 events() {
-	curl -sf "http://127.0.0.1:$mport/events.json" | python3 -c '
-import json, sys, datetime
-t, prio = sys.argv[1], int(sys.argv[2])
-for e in json.load(sys.stdin)["events"]:
-    if e["type"] != t or e.get("netdev") != "veth1" or e.get("prio", prio) != prio:
-        continue
-    ts = datetime.datetime.strptime(e["time"], "%Y-%m-%dT%H:%M:%S.%fZ")
-    ts = ts.replace(tzinfo=datetime.timezone.utc)
-    print(e["seq"], int(ts.timestamp() * 1000))' "$1" "$PRIO"
+	rd_events "$1" | awk -v p="\"prio\":${PRIO}[,}]" '
+		index($0, "\"netdev\":\"veth1\"") && ($0 ~ p || !index($0, "\"prio\":")) {
+			print $1, $2
+		}'
 }
 
 # ev_after TYPE SEQ: the epoch ms of the first event TYPE after SEQ
@@ -174,8 +173,7 @@ ev_after() {
 }
 
 last_seq() {
-	curl -sf "http://127.0.0.1:$mport/events.json" |
-		python3 -c 'import json, sys; print(json.load(sys.stdin)["last"])'
+	rd_last
 }
 
 metric() {	# NAME: its value for veth1 / PRIO
@@ -183,11 +181,10 @@ metric() {	# NAME: its value for veth1 / PRIO
 		awk -v m="$1{netdev=\"veth1\",prio=\"$PRIO\"}" '$1 == m { print $2 }'
 }
 
-# indications: PFC frames veth1 received for PRIO (rocecc pfc show)
+# indications: PFC frames veth1 received for PRIO (rocecc -j pfc show)
 indications() {
-	"$R" -j pfc show dev veth1 2>/dev/null | python3 -c '
-import json, sys
-print(json.load(sys.stdin)[0]["prios"][int(sys.argv[1])]["indications"])' "$PRIO" 2>/dev/null || echo 0
+	"$R" -j pfc show dev veth1 2>/dev/null |
+		jq -r ".[0].prios[$PRIO].indications // 0" 2>/dev/null || echo 0
 }
 
 has_ev() {	# TYPE SEQ: an event TYPE after SEQ
@@ -195,11 +192,7 @@ has_ev() {	# TYPE SEQ: an event TYPE after SEQ
 }
 
 reloaded_after() {	# SEQ: a config_reloaded event after SEQ
-	curl -sf "http://127.0.0.1:$mport/events.json" | python3 -c '
-import json, sys
-s = int(sys.argv[1])
-sys.exit(0 if any(e["type"] == "config_reloaded" and e["seq"] > s
-                  for e in json.load(sys.stdin)["events"]) else 1)' "$1"
+	rd_events config_reloaded | awk -v s="$1" '$1 > s { f = 1 } END { exit !f }'
 }
 
 # traffic SECS: host 1 WRITEs to host 2 on PRIO in the background (pids
@@ -211,6 +204,9 @@ traffic() {
 		>/dev/null 2>"$work/srv$port.err" &
 	TRAFFIC=$!
 	topo_wait_listen $port 30 || return 1
+	# ACK timeout 16 (268 ms), not the default 14: the storm pauses the
+	# sender for far longer than 67 ms by design, and rxe's timer counts
+	# the time its packets are held by a pause.
 	timeout $(($1 + 60)) "$DP_RG" --client "$(topo_ip 2)" --port $port --dev rxe1 \
 		--op write --size 16K --duration "$1" --depth 8 --timeout 16 \
 		--tclass 104 --allow-errors -Q --json "$work/c$port.json" \
@@ -238,6 +234,7 @@ traffic_errors() {
 }
 
 # --- part 1: XOFFs injected at an idle sender ------------------------------------------
+tap_diag "[${SECONDS} s] part 1: XOFFs injected at an idle sender"
 # Any rocecc.ko with software DCB: with the rocecc root qdisc (roceccd
 # makes it the root where [pfc] enables PFC, if the module has it) the
 # watchdog reads the paused time, else it goes by PFC frames received
@@ -251,7 +248,8 @@ todo=
 dp_fq 1 && dp_attach 1 && dcb pfc set dev veth1 prio-pfc "$PRIO:off" || tap_bail "no DCB on veth1"
 i0=$(indications)
 topo_pfc_send 1 "$PRIO" 100 >/dev/null 2>&1
-_topo_sleep 0.5
+counted() { [ "$(indications)" -gt "$i0" ]; }
+wait_until 2 counted
 i1=$(indications)
 "$R" dev detach veth1
 tc qdisc del dev veth1 root 2>/dev/null	# the default back: roceccd picks the root
@@ -371,6 +369,7 @@ if [ "$HAVE_SCH" != 1 ]; then
 fi
 
 # --- part 2: the rocecc qdisc, a receiver that stops draining ---------------------------
+tap_diag "[${SECONDS} s] part 2: a receiver that stops draining"
 
 # stuck_receiver FILE: host 2 asserts PFC on PRIO out of veth2 until
 # receiver_recovers (RECV_PID); FILE gets the epoch ms of the first frame
@@ -399,7 +398,7 @@ wait_until 10 reloaded_after "$seq0"
 tap_ok $? "reload: action = alert"
 S0=$(metric rocecc_pfcwd_storms_total)
 R0=$(metric rocecc_pfcwd_restorations_total)
-kind=$(tc -j qdisc show dev veth1 root | python3 -c 'import json, sys; print(json.load(sys.stdin)[0]["kind"])')
+kind=$(tc -j qdisc show dev veth1 root | jq -r '.[0].kind')
 if [ "$kind" != rocecc ]; then
 	# roceccd puts fq there for the module's pacing; PFC needs rocecc's
 	tc qdisc del dev veth1 root 2>/dev/null
@@ -426,6 +425,7 @@ tap_ok $? "the queue reaches xoff: pfcswitch pauses the sender" || tap_diag "$(c
 tap_is "$(ev_after pfc_storm "$seq0")" "" "ordinary PFC (short pauses): no storm reported"
 
 # --- a storm, action = alert -------------------------------------------------------------
+tap_diag "[${SECONDS} s] a storm, action = alert"
 
 seq0=$(last_seq)
 tap_run "host 2 stops draining: it asserts PFC on priority $PRIO toward the switch" \
@@ -471,6 +471,7 @@ tap_diag "the sender's completion errors through the storm (action alert): $n ${
 tap_ok $? "... none of them a packet the host dropped (local QP operation error)"
 
 # --- a storm, action = disable ---------------------------------------------------------
+tap_diag "[${SECONDS} s] a storm, action = disable"
 
 write_conf disable
 seq0=$(last_seq)

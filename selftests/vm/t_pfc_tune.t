@@ -143,6 +143,9 @@ port=18700
 dp_rg_server rxe2 "$port" 1 --tclass 104 || tap_bail "rocegen server"
 srv=$DP_SRV_PID
 r0=$(pfc_requests)
+# ACK timeout 16 (268 ms), not the default 14: the host pauses its peer
+# on purpose here (the tuner grows the buffer while it does), and rxe's
+# timer counts the time a pause holds the packets.
 dp_rg_client 1 "$port" "$work/c1.json" --size 64K --duration "${PHASE_S}s" --depth 16 \
 	--timeout 16 --tclass 104 >"$work/c1.out" 2>&1
 tap_ok $? "host 1 -> host 2 on priority $PRIO for $PHASE_S s" || tap_diag "$(cat "$work/c1.out")"

@@ -94,7 +94,10 @@ done
 
 # rg_run NAME ARGS...: rocegen WRITE host 1 -> host 2 (client pinned to
 # CPU 0; $rgc, if set, is the client's binary), then the daemon's
-# /flows.json, /metrics and /flows; sets cpid.
+# /flows.json, /metrics and /flows; sets cpid. ACK timeout 18 (1.07 s),
+# not the default 14: rocecc.ko is not loaded here (nothing paces), and a
+# spurious retry on a starved TCG guest can end in rxe 6.1's fatal NAK
+# (t_rocegen.t); the daemon's figures, not rxe's timer, are under test.
 rg_run() {
 	local name=$1 spid
 	shift

@@ -63,7 +63,8 @@
 # request at the receiver. rocegen runs with --timeout 22 (17 s): rxe 6.1
 # arms its retransmission timer when it sends and the timer is not
 # pending, and never stops it once everything is acknowledged
-# (rxe_req.c update_state(), rxe_comp.c COMPST_EXIT), so a stale timer
+# (rxe_req.c update_state(), rxe_comp.c COMPST_EXIT; 6.12's
+# reset_retry_timer() is the same, rechecked), so a stale timer
 # fires one timeout after it was armed and, if a message happens to be in
 # flight then, counts a retry and resends it. With 0.27 s and 1.07 s
 # timeouts that happened 0-5 times per round here, with message latencies

@@ -15,7 +15,7 @@
 #    module's own alias: sch_rocecc on 6.1, net-sch-rocecc on 6.12);
 #  - PFC enforcement (XOFF holds priority 3 while 0 flows, XON releases at
 #    once, a short XOFF expires by itself) with real PFC frames from the
-#    switch: needs the receive side, kmod/pfc_rx.c; skipped without it;
+#    switch (the receive side, kmod/pfc_rx.c);
 #  - a paused priority holds RoCEv2 packets beyond its pfifo's limit and
 #    drops only other packets;
 #  - PFC frames not sent to 01:80:c2:00:00:01, or seen only as a
@@ -195,7 +195,7 @@ n=0
 for c in 1 2 3 4 5 6 7 8; do [ "$(cls "1:$c" packets)" -gt 0 ] && n=$((n + 1)); done
 tap_cmp "$n" -ge 4 "traffic went through the last rocecc ($n classes counted packets)"
 
-# --- PFC enforcement (needs kmod/pfc_rx.c) ---------------------------------------------
+# --- PFC enforcement (kmod/pfc_rx.c) ------------------------------------------------------
 
 tap_diag "[${SECONDS} s] PFC enforcement"
 # PFC frames from the switch port to host 1. pfc_rx.c converts quanta at the
@@ -332,21 +332,7 @@ print([p for p in d["pfc"]["prio"] if p["prio"] == 3][0]["tx_pauses"])' 2>&1)" -
 		echo $pmax0 >$PMAX &&
 		tc qdisc replace dev $D root handle 1: rocecc"
 }
-if [ -e "$DP_TOP/kmod/pfc_rx.c" ]; then
-	pfc_steps
-else
-	for d in "attach, PFC on priority 3" \
-		"XOFF holds priority 3" "... its packets wait in 1:4" \
-		"... while priority 0 flows" "XON releases priority 3" \
-		"... before the pause ends" "a short XOFF expires by itself" \
-		"tx_pauses" "RoCE beyond the pfifo limit" "... others dropped" \
-		"XON: the 40 went" "foreign XOFFs ignored" "... rx_ignored" \
-		"pause watchdog" "... tx_pause_released" "storm: released twice" \
-		"... hold-off" "pfc_pause_max_ms range" "detach"; do
-		TAP_N=$((TAP_N + 1))
-		echo "ok $TAP_N - $d # SKIP needs the PFC receive side (kmod/pfc_rx.c)"
-	done
-fi
+pfc_steps
 
 # --- unload ---------------------------------------------------------------------------------
 

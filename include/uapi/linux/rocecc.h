@@ -232,6 +232,11 @@ enum rocecc_stat {
 	 * also counted in ROCECC_STAT_RESOLVER_MISS
 	 */
 	ROCECC_STAT_QP_CACHE_FULL,
+	/*
+	 * packets given BTH AckReq by pacing, so that the ACK re-arms rxe's
+	 * retransmission timer within the pacing budget
+	 */
+	ROCECC_STAT_PACING_ACKREQ,
 
 	__ROCECC_STAT_MAX,
 	ROCECC_STAT_MAX = __ROCECC_STAT_MAX - 1
@@ -314,6 +319,8 @@ enum rocecc_flow_attr {
 	 * last event's.
 	 */
 	ROCECC_FLOW_A_STATE_NS,
+	/* u64: packets given BTH AckReq by pacing (rxe's timer budget) */
+	ROCECC_FLOW_A_PACING_ACKREQ,
 
 	__ROCECC_FLOW_A_MAX,
 	ROCECC_FLOW_A_MAX = __ROCECC_FLOW_A_MAX - 1
@@ -471,7 +478,7 @@ enum rocecc_pfc_prio_attr {
  *    ROCECC_A_DEV_IFINDEX: NLA_U32
  *    ROCECC_A_DEV_NAME: NLA_NUL_STRING
  *    ROCECC_A_STATS: NLA_NESTED
- *        ROCECC_STAT_NP_CNP_SENT ... ROCECC_STAT_QP_CACHE_FULL: NLA_U64
+ *        ROCECC_STAT_NP_CNP_SENT ... ROCECC_STAT_PACING_ACKREQ: NLA_U64
  *            (every enum rocecc_stat from ROCECC_STAT_NP_CNP_SENT on)
  *    ROCECC_A_DEV_SW_DCB: NLA_U8
  *    [ROCECC_A_PFC]: NLA_NESTED                  (only if DEV_SW_DCB is 1)
@@ -579,6 +586,7 @@ enum rocecc_pfc_prio_attr {
  *        ROCECC_FLOW_A_UNPACED_PACKETS: NLA_U64
  *        ROCECC_FLOW_A_BUDGET_KNOWN: NLA_U8
  *        ROCECC_FLOW_A_STATE_NS: NLA_U64
+ *        ROCECC_FLOW_A_PACING_ACKREQ: NLA_U64
  *
  * Flows come and go while a dump runs; each message is a consistent
  * snapshot of one flow.

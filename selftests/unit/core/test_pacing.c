@@ -7,7 +7,9 @@
  * budget cap binding and not binding, the AckReq reference and its aging
  * (at, just past and well past ack_ref + budget), the max_delay cap, the
  * order kept when the budget shrinks, the length clamp, saturation near
- * 2^64; then a random trace checked for the invariants. The budget: hand
+ * 2^64; then a random trace checked for the invariants. Asking for ACKs:
+ * by hand, and a random trace whose rate is never cut short and whose
+ * ACK requests stay a budget apart. The budget: hand
  * values of rxe's jiffies timer at HZ 250 and 1000, then every timeout
  * exponent 0..31 at HZ 100, 250, 300 and 1000 with shares up to 2^32 - 1
  * and both ends of max_delay against 128-bit arithmetic.
@@ -52,25 +54,25 @@ static void test_spacing(void)
 	uint64_t d;
 	uint32_t fl;
 
-	d = rocecc_pace(&s, &rp, T0, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0, "first packet leaves at once");
 	tap_eq(fl, 0, "first packet: neither delayed nor capped");
 	tap_eq(s.next_tx, T0 + 8000, "next_tx = start + 1000 B at 1 Gb/s (8 us)");
 
-	d = rocecc_pace(&s, &rp, T0 + 1000, 500, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 1000, 500, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 8000, "second packet waits for next_tx");
 	tap_eq(fl, ROCECC_PACE_DELAYED, "second packet: delayed, not capped");
 	tap_eq(s.next_tx, T0 + 12000, "next_tx advances from the departure (+4 us)");
 	tap_eq(s.last_depart, T0 + 8000, "last_depart is the departure");
 
 	/* Idle longer than the gap: no credit, it leaves at now. */
-	d = rocecc_pace(&s, &rp, T0 + 50000, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 50000, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 50000, "after idle: leaves at now, no saved credit");
 	tap_eq(fl, 0, "after idle: not delayed");
 
 	/* Lengths above ROCECC_RP_PACE_LEN_MAX count as the maximum. */
 	s = pace_new(30 * MS);
-	rocecc_pace(&s, &rp, T0, 1000000, false, NOLIMIT, &fl);
+	rocecc_pace(&s, &rp, T0, 1000000, false, false, NOLIMIT, &fl);
 	tap_eq(s.next_tx, T0 + 8ULL * ROCECC_RP_PACE_LEN_MAX,
 	       "a 1 MB packet advances next_tx by 2^17 B only");
 }
@@ -84,17 +86,17 @@ static void test_budget_cap(void)
 
 	/* 1000 B are 8 ms apart; a 30 ms budget does not bind. */
 	s = pace_new(30 * MS);
-	d = rocecc_pace(&s, &rp, T0, 1000, true, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 1000, true, false, NOLIMIT, &fl);
 	tap_eq(s.ack_ref, T0, "an AckReq packet sets ack_ref to its departure");
-	d = rocecc_pace(&s, &rp, T0, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 8 * MS, "budget 30 ms: the rate gives +8 ms");
 	tap_eq(fl, ROCECC_PACE_DELAYED, "budget 30 ms: not capped");
 	tap_eq(s.ack_ref, T0, "a packet without AckReq leaves ack_ref alone");
-	d = rocecc_pace(&s, &rp, T0, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 16 * MS, "budget 30 ms: third packet at +16 ms");
-	d = rocecc_pace(&s, &rp, T0, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 24 * MS, "budget 30 ms: fourth packet at +24 ms");
-	d = rocecc_pace(&s, &rp, T0, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 30 * MS, "budget 30 ms: fifth packet capped at ack_ref + 30 ms");
 	tap_eq(fl, ROCECC_PACE_DELAYED | ROCECC_PACE_CAPPED,
 	       "budget binds: delayed and capped");
@@ -103,12 +105,12 @@ static void test_budget_cap(void)
 
 	/* An AckReq packet moves the reference: later packets get room. */
 	s = pace_new(20 * MS);
-	rocecc_pace(&s, &rp, T0, 1000, true, NOLIMIT, &fl);
-	d = rocecc_pace(&s, &rp, T0, 1000, true, NOLIMIT, &fl);
+	rocecc_pace(&s, &rp, T0, 1000, true, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 1000, true, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 8 * MS, "AckReq at +8 ms");
-	d = rocecc_pace(&s, &rp, T0, 1000, true, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 1000, true, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 16 * MS, "AckReq at +16 ms");
-	d = rocecc_pace(&s, &rp, T0, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 24 * MS,
 	       "+24 ms is past the first AckReq's budget but within the last's");
 	tap_eq(fl, ROCECC_PACE_DELAYED, "so it is not capped");
@@ -125,7 +127,7 @@ static void test_ack_ref_aging(void)
 	s = pace_new(1 * MS);
 	s.ack_ref = T0;
 	s.next_tx = T0 + 10 * MS;
-	d = rocecc_pace(&s, &rp, T0 + 1 * MS, 100, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 1 * MS, 100, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 1 * MS, "ack_ref + budget == now: capped at now");
 	tap_eq(fl, ROCECC_PACE_CAPPED, "capped at now: not delayed");
 
@@ -133,7 +135,7 @@ static void test_ack_ref_aging(void)
 	s = pace_new(1 * MS);
 	s.ack_ref = T0;
 	s.next_tx = T0 + 10 * MS;
-	d = rocecc_pace(&s, &rp, T0 + 1 * MS + 1, 100, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 1 * MS + 1, 100, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 2 * MS + 1, "ack_ref older than the budget: now + budget");
 	tap_eq(fl, ROCECC_PACE_DELAYED | ROCECC_PACE_CAPPED,
 	       "aged reference: delayed and capped");
@@ -141,19 +143,19 @@ static void test_ack_ref_aging(void)
 	s = pace_new(1 * MS);
 	s.ack_ref = T0;
 	s.next_tx = T0 + 50 * MS;
-	d = rocecc_pace(&s, &rp, T0 + 40 * MS, 100, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 40 * MS, 100, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 41 * MS, "long-aged reference: now + budget");
 
 	/* Never seen an AckReq (ack_ref 0): the same. */
 	s = pace_new(1 * MS);
 	s.next_tx = T0 + 5 * MS;
-	d = rocecc_pace(&s, &rp, T0, 100, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 100, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 1 * MS, "no AckReq yet: now + budget");
 
 	/* A zero budget: the packet leaves at once (capped at now). */
 	s = pace_new(0);
 	s.next_tx = T0 + 5 * MS;
-	d = rocecc_pace(&s, &rp, T0, 100, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 100, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0, "budget 0: leaves at now");
 	tap_eq(fl, ROCECC_PACE_CAPPED, "budget 0: capped, not delayed");
 }
@@ -166,7 +168,7 @@ static void test_max_delay(void)
 	uint32_t fl;
 
 	s.next_tx = T0 + 5 * MS;
-	d = rocecc_pace(&s, &rp, T0, 100, false, 1 * MS, &fl);
+	d = rocecc_pace(&s, &rp, T0, 100, false, false, 1 * MS, &fl);
 	tap_eq(d, T0 + 1 * MS, "max_delay 1 ms below a 10 s budget: now + 1 ms");
 	tap_eq(fl, ROCECC_PACE_DELAYED | ROCECC_PACE_CAPPED,
 	       "max_delay binds: delayed and capped");
@@ -174,13 +176,13 @@ static void test_max_delay(void)
 	s = pace_new(2 * MS);
 	s.ack_ref = T0;
 	s.next_tx = T0 + 5 * MS;
-	d = rocecc_pace(&s, &rp, T0 + 1 * MS, 100, false, 4 * MS, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 1 * MS, 100, false, false, 4 * MS, &fl);
 	tap_eq(d, T0 + 2 * MS,
 	       "budget (ack_ref + 2 ms) below max_delay (now + 4 ms): the budget");
 
 	s = pace_new(2 * MS);
 	s.next_tx = T0 + 5 * MS;
-	d = rocecc_pace(&s, &rp, T0, 100, false, 0, &fl);
+	d = rocecc_pace(&s, &rp, T0, 100, false, false, 0, &fl);
 	tap_eq(d, T0, "max_delay 0: leaves at now");
 }
 
@@ -191,20 +193,20 @@ static void test_order(void)
 	uint64_t d, prev;
 	uint32_t fl;
 
-	rocecc_pace(&s, &rp, T0, 1000, true, NOLIMIT, &fl);
-	rocecc_pace(&s, &rp, T0, 1000, false, NOLIMIT, &fl);
-	prev = rocecc_pace(&s, &rp, T0, 1000, false, NOLIMIT, &fl);
+	rocecc_pace(&s, &rp, T0, 1000, true, false, NOLIMIT, &fl);
+	rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
+	prev = rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(prev, T0 + 16 * MS, "queued up to +16 ms with budget 30 ms");
 
 	/* The QP's timeout becomes known: 1 ms. */
 	s.budget_ns = 1 * MS;
-	d = rocecc_pace(&s, &rp, T0 + 100, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 100, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, prev, "budget shrank to 1 ms: still not before the previous packet");
 	tap_eq(fl, ROCECC_PACE_DELAYED | ROCECC_PACE_CAPPED,
 	       "budget shrank: counted as capped");
-	d = rocecc_pace(&s, &rp, T0 + 200, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 200, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, prev, "and the next one too");
-	d = rocecc_pace(&s, &rp, T0 + 17 * MS, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 17 * MS, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 18 * MS,
 	       "once past the queue, packets leave within now + budget");
 }
@@ -217,10 +219,10 @@ static void test_saturation(void)
 	uint32_t fl;
 
 	s.ack_ref = now;
-	d = rocecc_pace(&s, &rp, now, 1000, true, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, now, 1000, true, false, NOLIMIT, &fl);
 	tap_eq(d, now, "near 2^64: leaves at now");
 	tap_eq(s.next_tx, UINT64_MAX, "near 2^64: next_tx saturates, never wraps");
-	d = rocecc_pace(&s, &rp, now + 50, 1000, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, now + 50, 1000, false, false, NOLIMIT, &fl);
 	tap_ok(d >= now + 50, "near 2^64: the next packet does not leave before now");
 	tap_ok(d >= s.last_depart && s.next_tx >= d,
 	       "near 2^64: departure and next_tx stay ordered");
@@ -239,7 +241,7 @@ static void test_random(void)
 	unsigned int capped = 0, delayed = 0;
 	struct rocecc_pace old;
 	uint32_t fl, len;
-	bool ack;
+	bool ack, ask;
 
 	srand(7);
 	for (i = 0; i < 200000; i++) {
@@ -251,8 +253,9 @@ static void test_random(void)
 		max_delay = rand() % 100 ? 4 * MS : 1 * MS;
 		len = 64 + rand() % 4096;
 		ack = rand() % 16 == 0;
+		ask = rand() % 2;
 		old = s;
-		d = rocecc_pace(&s, &rp, now, len, ack, max_delay, &fl);
+		d = rocecc_pace(&s, &rp, now, len, ack, ask, max_delay, &fl);
 		ref = old.ack_ref + old.budget_ns >= now ? old.ack_ref : now;
 		limit = ref + old.budget_ns;
 		if (now + max_delay < limit)
@@ -264,6 +267,14 @@ static void test_random(void)
 		bad_flags += !!(fl & ROCECC_PACE_DELAYED) != (d > now);
 		bad_flags += !!(fl & ROCECC_PACE_CAPPED) !=
 			     ((old.next_tx > now ? old.next_tx : now) > limit);
+		/* asked: only when allowed, and exactly when the next packet
+		 * could not leave within the budget of the old reference or
+		 * the QP was quiet (the reference aged: ref is now) */
+		bad_flags += !!(fl & ROCECC_PACE_ACKREQ) !=
+			     (!ack && ask && (old.ack_ref + old.budget_ns < now ||
+					      s.next_tx > ref + old.budget_ns));
+		bad_flags += (ack || (fl & ROCECC_PACE_ACKREQ)) ?
+			     s.ack_ref != d : s.ack_ref != old.ack_ref;
 		capped += !!(fl & ROCECC_PACE_CAPPED);
 		delayed += !!(fl & ROCECC_PACE_DELAYED);
 		prev = d;
@@ -271,10 +282,129 @@ static void test_random(void)
 	tap_eq(bad_order, 0, "random: departures never go backwards");
 	tap_eq(bad_now, 0, "random: never before now");
 	tap_eq(bad_cap, 0, "random: never past the cap but to keep the order");
-	tap_eq(bad_flags, 0, "random: DELAYED and CAPPED say what happened");
+	tap_eq(bad_flags, 0, "random: DELAYED, CAPPED and ACKREQ say what happened");
 	tap_ok(capped > 1000 && delayed > 1000 && delayed < i,
 	       "random: the trace exercised both caps and delays (%u capped, %u delayed of %u)",
 	       capped, delayed, i);
+}
+
+/*
+ * Asking for ACKs (@may_ask): 1000 B at 1 Mb/s are 8 ms apart and no
+ * packet carries rxe's AckReq; the first packet of a quiet QP and the
+ * packet after which the next could only leave past ack_ref + 30 ms get
+ * ROCECC_PACE_ACKREQ and become the reference, so the rate is kept and
+ * nothing is capped.
+ */
+static void test_ackreq(void)
+{
+	struct rocecc_rp rp = rp_at(1000);
+	struct rocecc_pace s = pace_new(30 * MS);
+	uint64_t d, want[] = { 0, 8, 16, 24, 32, 40, 48, 56, 64, 72, 80 };
+	uint32_t fl, asks = 0, capped = 0, asked_at = 0, i;
+
+	for (i = 0; i < ARRAY_SIZE(want); i++) {
+		d = rocecc_pace(&s, &rp, T0, 1000, false, true, NOLIMIT, &fl);
+		tap_eq(d, T0 + want[i] * MS, "ask: packet %u leaves at +%llu ms",
+		       i, (unsigned long long)want[i]);
+		capped += !!(fl & ROCECC_PACE_CAPPED);
+		if (fl & ROCECC_PACE_ACKREQ) {
+			asks++;
+			asked_at = asked_at * 100 + (uint32_t)want[i];
+			tap_eq(s.ack_ref, d, "ask: the asked packet is the reference");
+		}
+	}
+	tap_eq(capped, 0, "ask: the rate is kept, nothing capped");
+	/* 0: the QP was quiet; at 24 the next (32) is past 0 + 30 */
+	tap_eq(asks, 4, "ask: four ACK requests in 88 ms of packets");
+	tap_eq(asked_at, 244872, "ask: at 0 (quiet before), +24, +48 and +72 ms");
+
+	/* Quiet for longer than the budget: the next packet is asked. */
+	d = rocecc_pace(&s, &rp, T0 + 200 * MS, 1000, false, true, NOLIMIT, &fl);
+	tap_eq(d, T0 + 200 * MS, "after 112 ms quiet: leaves at once");
+	tap_eq(fl, ROCECC_PACE_ACKREQ, "after 112 ms quiet: asked (rxe's timer may be stale)");
+	tap_eq(s.ack_ref, d, "after 112 ms quiet: the reference");
+	rocecc_pace(&s, &rp, T0 + 200 * MS, 1000, false, false, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0 + 240 * MS, 1000, false, false, NOLIMIT, &fl);
+	tap_eq(d, T0 + 240 * MS, "quiet, @may_ask false: leaves at once");
+	tap_eq(fl, 0, "quiet, @may_ask false: not asked");
+
+	/* An rxe AckReq is the reference by itself: nothing to ask. */
+	s = pace_new(30 * MS);
+	rocecc_pace(&s, &rp, T0, 1000, false, true, NOLIMIT, &fl);
+	rocecc_pace(&s, &rp, T0, 1000, false, true, NOLIMIT, &fl);
+	rocecc_pace(&s, &rp, T0, 1000, false, true, NOLIMIT, &fl);
+	d = rocecc_pace(&s, &rp, T0, 1000, true, true, NOLIMIT, &fl);
+	tap_eq(d, T0 + 24 * MS, "rxe's AckReq at +24 ms: not capped");
+	tap_eq(fl & ROCECC_PACE_ACKREQ, 0, "rxe's AckReq: nothing to ask");
+	tap_eq(s.ack_ref, d, "rxe's AckReq: the reference");
+
+	/* Without @may_ask the cap binds as before, and nothing is asked. */
+	s = pace_new(30 * MS);
+	for (i = 0; i < 5; i++)
+		d = rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
+	tap_eq(d, T0 + 30 * MS, "no asking: fifth packet capped at +30 ms");
+	tap_eq(fl, ROCECC_PACE_DELAYED | ROCECC_PACE_CAPPED,
+	       "no asking: capped, not asked");
+
+	/* A packet longer than the budget (1000 B at 100 kb/s: 80 ms). */
+	rp = rp_at(100);
+	s = pace_new(30 * MS);
+	d = rocecc_pace(&s, &rp, T0, 1000, false, true, NOLIMIT, &fl);
+	tap_eq(fl, ROCECC_PACE_ACKREQ, "slower than a packet per budget: asked");
+	d = rocecc_pace(&s, &rp, T0, 1000, false, true, NOLIMIT, &fl);
+	tap_eq(d, T0 + 30 * MS, "slower than a packet per budget: capped at +30 ms");
+	tap_eq(fl, ROCECC_PACE_DELAYED | ROCECC_PACE_CAPPED | ROCECC_PACE_ACKREQ,
+	       "slower than a packet per budget: delayed, capped and asked");
+}
+
+/*
+ * A random trace of a QP that may always be asked, at rates where a packet
+ * takes less than the budget: the rate is never cut short, and no two
+ * ACK-requesting packets (rxe's or asked) leave more than a budget apart
+ * unless the QP handed over nothing for longer than that, and then its
+ * next packet is asked.
+ */
+static void test_ackreq_random(void)
+{
+	const uint64_t budget = 15 * MS;
+	struct rocecc_pace s = pace_new(budget);
+	struct rocecc_rp rp = rp_at(1000);
+	uint64_t now = T0, last_ack = 0, d, gap, max_gap = 0;
+	unsigned int i, capped = 0, asks = 0, bad_gap = 0, bad_quiet = 0;
+	unsigned int pkts = 0;
+	uint32_t fl, len;
+	bool ack, aged;
+
+	srand(11);
+	for (i = 0; i < 200000; i++) {
+		/* mostly back to back, sometimes a pause up to 40 ms */
+		now += rand() % 50 ? (uint64_t)(rand() % 1000) * US / 10 :
+				     (uint64_t)(rand() % 40) * MS;
+		if (rand() % 300 == 0)
+			rp = rp_at(1000 + rand() % 99000);	/* 1..100 Mb/s */
+		len = 64 + rand() % 961;		/* 1024 B: 8.2 ms at 1 Mb/s */
+		ack = rand() % 16 == 0;
+		aged = s.ack_ref + budget < now;
+		d = rocecc_pace(&s, &rp, now, len, ack, true, NOLIMIT, &fl);
+		pkts++;
+		capped += !!(fl & ROCECC_PACE_CAPPED);
+		asks += !!(fl & ROCECC_PACE_ACKREQ);
+		bad_quiet += aged && !ack && !(fl & ROCECC_PACE_ACKREQ);
+		if (ack || (fl & ROCECC_PACE_ACKREQ)) {
+			gap = last_ack ? d - last_ack : 0;
+			if (!aged && gap > budget)
+				bad_gap++;
+			if (!aged && gap > max_gap)
+				max_gap = gap;
+			last_ack = d;
+		}
+	}
+	tap_eq(capped, 0, "ask random: never capped at a packet per budget or faster");
+	tap_eq(bad_gap, 0, "ask random: ACK requests at most 15 ms apart (max %llu us)",
+	       (unsigned long long)(max_gap / US));
+	tap_eq(bad_quiet, 0, "ask random: the first packet after a quiet budget is asked");
+	tap_ok(asks > 1000 && asks < pkts / 2,
+	       "ask random: asked now and then (%u of %u packets)", asks, pkts);
 }
 
 /* rocecc_pace_budget_ns() in 128-bit arithmetic, from the definition. */
@@ -451,6 +581,8 @@ int main(void)
 	test_order();
 	test_saturation();
 	test_random();
+	test_ackreq();
+	test_ackreq_random();
 	test_budget_hand();
 	test_budget_table();
 	test_budget_jiffies();

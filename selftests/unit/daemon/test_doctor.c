@@ -468,7 +468,7 @@ static const struct tcase cases[] = {
 	  "QP 0x12" },
 	{ "ack_timeout", "after the fix", ack_fixed, P, "", NULL },
 	{ "ack_timeout", "pacing_budget_pct 100", ack_pct, F,
-	  "echo 50 > /sys/module/rocecc/parameters/pacing_budget_pct", NULL },
+	  "echo 20 > /sys/module/rocecc/parameters/pacing_budget_pct", NULL },
 	{ "ack_timeout", "no QP known", ack_noqp, S, "", NULL },
 	{ "ack_timeout", "no engine", ack_none, S, "", NULL },
 	{ "ack_timeout", "BPF engine: no module parameter to set", ack_bpf, F,

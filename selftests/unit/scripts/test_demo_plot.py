@@ -103,6 +103,24 @@ def main():
            "cdf host2: what only +Inf holds closes the CDF at 1", c2)
         ok(len(r["queue"]) == 40 and r["queue"][3] == (0.15, 15.0),
            "queue: seconds and KB from the backlog file", r["queue"][:4])
+        ok(r["hosts"] == [1, 2] and "victim" not in r["label"].values(),
+           "no victim.json: the senders only", r["hosts"])
+
+        # the victim (lib/incast.sh INCAST_VICTIM): host N+2 = 4, its QPN
+        # from victim.json, its flow in the samples and the metrics
+        vr = os.path.join(d, "mlx5-time")
+        json.dump({"qps": [{"local_qpn": 40}]}, open(os.path.join(vr, "victim.json"), "w"))
+        with open(os.path.join(vr, "flows.ndjson"), "a") as f:
+            f.write("\n" + "\n".join(json.dumps({"t_ms": 250 * i, "flows": [flow(4, 40, 2500 * i, 0)]})
+                                     for i in range(3)) + "\n")
+        with open(os.path.join(vr, "metrics"), "a") as f:
+            f.write(metrics_text(40, 4, [("0.001", 0), ("0.002", 6), ("+Inf", 6)]))
+        v = dp.read_run(vr)
+        ok(v["hosts"] == [1, 2, 4] and v["label"][4] == "victim",
+           "victim.json: the victim is host N+2, labelled victim", (v["hosts"], v["label"]))
+        ok(len(v["rate"][4]) == 2 and all(near(r_, 0.08) for _, r_ in v["rate"][4]),
+           "victim: its rate, 2500 B / 250 ms = 0.08 Mbit/s", v["rate"][4])
+        ok(v["cdf"][4] == [(1.0, 0.0), (2.0, 1.0)], "victim: its completion CDF", v["cdf"][4])
 
         if not shutil.which("gnuplot"):
             skip("the plots", "no gnuplot (scripts/deps.sh installs gnuplot-nox)")

@@ -8,7 +8,8 @@
 #
 #   incast_setup N RATE KMIN KMAX PMAX
 #       hosts 1..N send, host N+1 receives; the switch port toward it is a
-#       RATE Mbit/s HTB with RED ECN (bytes); fq on every host
+#       RATE Mbit/s HTB with RED ECN (bytes); fq on every host. With
+#       INCAST_VICTIM=SIZE also host N+2, the victim's sender (below)
 #   incast_mode MODE
 #       plain   no rocecc.ko, rxe sends Not-ECT: RED drops
 #       ect     no rocecc.ko, rxe sends ECT(0) (GRH traffic class 2): RED
@@ -22,6 +23,17 @@
 #   incast_run TAG SECS [ROCEGEN ARGS...]
 #       one run; everything it measured goes to $INCAST_DIR/TAG/; the
 #       report's window starts INCAST_CONV (3) s after the last sender did.
+#       Each sender runs INCAST_QPS (1) RC QPs, each writing INCAST_SIZE
+#       (16K) messages with INCAST_DEPTH (4) outstanding; sender H starts
+#       (H - 1) * INCAST_STAGGER_MS (0) after the first. With
+#       INCAST_VICTIM=SIZE, host N+2 runs the victim: one QP to the same
+#       receiver, through the same bottleneck and priority, writing SIZE
+#       messages one at a time (depth 1), back to back, or one every
+#       INCAST_VICTIM_GAP_MS ms (a latency-sensitive exchange: a parameter
+#       fetch, a tensor-parallel step), from the start of the report's window to
+#       the end of the run, so that its percentiles are those of the
+#       window; its report is TAG/victim.json. Every QP uses rxe's default
+#       ACK timeout (exponent 14, 67 ms), what applications get.
 #       With INCAST_ROCECCD=URL (a running roceccd, http://127.0.0.1:9468)
 #       also TAG/flows.ndjson (URL/flows.json every 250 ms, lib/rd_sample.py;
 #       its t_ms on the backlog file's clock) and, after the run, the final
@@ -29,6 +41,15 @@
 #   incast_report TAG... / incast_fig TAG KEY
 #       the side-by-side table / one figure (keys: lib/incast_report.py)
 #   incast_teardown
+#   incast_param DEV PROFILE|- [NAME VALUE]...
+#       load PROFILE (or not: -) into attached DEV's set, then set each
+#       NAME to VALUE, through the sysctl view (net.rocecc.DEV.*, the same
+#       store as rocecc param: kmod/sysctl.c); the CLI's own path is
+#       t_control.t's, and a rocecc start costs ~0.7 s under TCG, several
+#       per host and mode here
+#   incast_devs FILE
+#       rocecc -j -s dev show of every attached device (one start), which
+#       the reports read per device (incast_report.dev_entry)
 #
 # The rate scaling rule. A profile is made for a reference line rate L:
 # mlx5's firmware defaults for 100 Gb/s ConnectX ports, the paper's values
@@ -59,6 +80,8 @@ INCAST_RATE=0
 INCAST_MODE=
 INCAST_PORT=${INCAST_PORT:-19000}
 INCAST_ROCECCD=${INCAST_ROCECCD:-}
+INCAST_VICTIM=${INCAST_VICTIM:-}
+INCAST_VHOST=0
 
 # incast_scale PROFILE RATE [time [DEV]]: the "NAME VALUE" pairs that
 # scale PROFILE to a RATE Mbit/s bottleneck, after the profile itself is
@@ -76,8 +99,14 @@ incast_scale() {
 		k=$((d / ${INCAST_TIME_FRAC:-1}))
 		for name in rp_time_reset rp_dce_tcp_rtt \
 			    rp_rate_reduce_monitor_period np_min_time_between_cnps; do
-			read -r _ _ v _ < <("$DP_CLI" param show dev "${4:-veth1}" "$name") ||
-				return 1
+			# rocecc.ko's sysctl file (no rocecc start), or the CLI
+			# (a device of the BPF datapath has no sysctl view)
+			if [ -r "/proc/sys/net/rocecc/${4:-veth1}/$name" ]; then
+				read -r v <"/proc/sys/net/rocecc/${4:-veth1}/$name" || return 1
+			else
+				read -r _ _ v _ < <("$DP_CLI" param show dev "${4:-veth1}" "$name") ||
+					return 1
+			fi
 			out+=" $name $((v * k))"
 		done
 	fi
@@ -86,11 +115,12 @@ incast_scale() {
 
 incast_setup() {
 	local n=$1 h
-	INCAST_N=$n INCAST_RATE=$2
+	INCAST_N=$n INCAST_RATE=$2 INCAST_VHOST=0
+	[ -n "$INCAST_VICTIM" ] && INCAST_VHOST=$((n + 2))
 	[ -n "$INCAST_DIR" ] || INCAST_DIR=$(mktemp -d /tmp/incast.XXXXXX)
-	topo_setup $((n + 1)) || return 1
+	topo_setup $((n + 1 + (INCAST_VHOST > 0))) || return 1
 	topo_bottleneck $((n + 1)) "$2" ecn "$3" "$4" "$5" || return 1
-	for ((h = 1; h <= n + 1; h++)); do
+	for ((h = 1; h <= TOPO_N; h++)); do
 		tc qdisc replace dev "veth$h" root fq flow_limit 1000 || return 1
 	done
 	echo "$2 $3 $4 $5" >"$INCAST_DIR/bottleneck"
@@ -107,17 +137,17 @@ incast_mode() {
 		;;
 	mlx5|paper|mlx5-time|paper-time)
 		[ -d /sys/module/rocecc ] || dp_load || return 1
-		for ((h = 1; h <= INCAST_N + 1; h++)); do
-			if ! "$DP_CLI" dev show "veth$h" >/dev/null 2>&1; then
+		for ((h = 1; h <= TOPO_N; h++)); do
+			if [ ! -d "/proc/sys/net/rocecc/veth$h" ]; then
 				"$DP_CLI" dev attach "veth$h" || return 1
 			fi
-			"$DP_CLI" param profile dev "veth$h" "${mode%-time}" || return 1
+			incast_param "veth$h" "${mode%-time}" || return 1
 		done
 		scale=$(incast_scale "${mode%-time}" "$INCAST_RATE" \
 			"$([ "${mode%-time}" != "$mode" ] && echo time)") || return 1
-		for ((h = 1; h <= INCAST_N + 1; h++)); do
+		for ((h = 1; h <= TOPO_N; h++)); do
 			# shellcheck disable=SC2086
-			"$DP_CLI" param set dev "veth$h" $scale || return 1
+			incast_param "veth$h" - $scale || return 1
 		done
 		echo "$mode: $scale" >>"$INCAST_DIR/params"
 		;;
@@ -143,21 +173,27 @@ incast_run() {
 		smp=$!
 	fi
 	timeout $((secs + 60)) "$DP_RG" --server --dev "rxe$((INCAST_N + 1))" \
-		--port "$INCAST_PORT" --sessions "$INCAST_N" -Q >/dev/null 2>"$d/srv.err" &
+		--port "$INCAST_PORT" --sessions $((INCAST_N + (INCAST_VHOST > 0))) \
+		-Q >/dev/null 2>"$d/srv.err" &
 	srv=$!
 	topo_wait_listen "$INCAST_PORT" 30 || return 1
 	topo_counters >"$d/before" || return 1
 	if [ -d /sys/module/rocecc ]; then
-		for ((h = 1; h <= INCAST_N + 1; h++)); do
-			"$DP_CLI" -j -s dev show "veth$h" >"$d/dev$h.before.json" || return 1
-		done
+		incast_devs "$d/devs.before.json" || return 1
 	fi
 	topo_backlog_start $((INCAST_N + 1)) 20 "$d/backlog" || return 1
+	if [ "$INCAST_VHOST" -gt 0 ]; then
+		_incast_victim "$d" "$secs" "$tclass" &
+		pids+=($!)
+	fi
 	for ((h = 1; h <= INCAST_N; h++)); do
+		[ "$h" -gt 1 ] && [ "${INCAST_STAGGER_MS:-0}" -gt 0 ] &&
+			_topo_sleep "$(printf '%d.%03d' $((INCAST_STAGGER_MS / 1000)) $((INCAST_STAGGER_MS % 1000)))"
 		timeout $((secs + 60)) "$DP_RG" --client "$(topo_ip $((INCAST_N + 1)))" \
 			--port "$INCAST_PORT" --dev "rxe$h" --cpu $(((h - 1) % 2)) \
-			--op write --size 16K --duration "$secs" --depth 4 \
-			--timeout 16 --tclass "$tclass" --allow-errors -Q \
+			--op write --size "${INCAST_SIZE:-16K}" --duration "$secs" \
+			--depth "${INCAST_DEPTH:-4}" --qps "${INCAST_QPS:-1}" \
+			--tclass "$tclass" --allow-errors -Q \
 			--json "$d/c$h.json" "$@" 2>"$d/c$h.err" &
 		pids+=($!)
 	done
@@ -173,12 +209,56 @@ incast_run() {
 	topo_backlog_stop
 	topo_counters >"$d/after" || return 1
 	if [ -d /sys/module/rocecc ]; then
-		for ((h = 1; h <= INCAST_N + 1; h++)); do
-			"$DP_CLI" -j -s dev show "veth$h" >"$d/dev$h.json" || st=1
-		done
+		incast_devs "$d/devs.json" || st=1
 	fi
 	[ $st = 0 ] || cat "$d"/*.err >&2
 	return $st
+}
+
+# _incast_victim DIR SECS TCLASS: the victim's client (see incast_run), one
+# QP from host N+2, INCAST_VICTIM bytes at depth 1, back to back or one
+# message per INCAST_VICTIM_GAP_MS: rocegen's token bucket at SIZE * 8 /
+# GAP, one message deep, so a late message is not followed by a burst
+# (at depth 1 and such rates rocegen's poster was seen to stop posting
+# after a few messages, tokens lost, no error: back to back is what the
+# demo and t_victim.t use). It starts
+# when the report's window does (the last sender's start + INCAST_CONV)
+# and stops with the first sender.
+_incast_victim() {
+	local size=$INCAST_VICTIM gap=${INCAST_VICTIM_GAP_MS:-0} b w
+	local -a rate=()
+	case $size in
+	*[kK]) b=$((${size%?} * 1024)) ;;
+	*) b=$size ;;
+	esac
+	w=$(((INCAST_N - 1) * ${INCAST_STAGGER_MS:-0} + ${INCAST_CONV:-3} * 1000))
+	[ "$w" -lt $(($2 * 1000 - 1000)) ] || w=0
+	[ "$gap" -gt 0 ] && rate=(--rate "$((b * 8 / gap))k" --burst "$b")
+	_topo_sleep "$(printf '%d.%03d' $((w / 1000)) $((w % 1000)))"
+	timeout $(($2 + 60)) "$DP_RG" --client "$(topo_ip $((INCAST_N + 1)))" \
+		--port "$INCAST_PORT" --dev "rxe$INCAST_VHOST" \
+		--cpu $((INCAST_VHOST % 2)) --op write --size "$b" --depth 1 \
+		"${rate[@]}" --sample-ms 100 \
+		--duration "$(($2 * 1000 - w))ms" --tclass "$3" --allow-errors -Q \
+		--json "$1/victim.json" 2>"$1/victim.err"
+}
+
+incast_param() {
+	local dev=$1 prof=$2 f
+	shift 2
+	if [ "$prof" != - ]; then
+		echo "$prof" >"/proc/sys/net/rocecc/$dev/profile" ||
+			{ echo "incast_param: profile $prof on $dev refused" >&2; return 1; }
+	fi
+	while [ $# -ge 2 ]; do
+		f=/proc/sys/net/rocecc/$dev/$1
+		echo "$2" >"$f" || { echo "incast_param: $1 $2 on $dev refused" >&2; return 1; }
+		shift 2
+	done
+}
+
+incast_devs() {
+	"$DP_CLI" -j -s dev show >"$1"
 }
 
 incast_teardown() {
@@ -198,8 +278,12 @@ incast_report() {
 }
 
 # incast_fig TAG KEY: one figure of a reported run.
+# (bash's read, no grep: the tests ask for dozens of figures, and every
+# process costs under TCG)
 incast_fig() {
-	local line
-	line=$(grep "^$1 " "$INCAST_DIR/figures")
-	dp_kv "${line#* }" "$2"
+	local tag kvs
+	while read -r tag kvs; do
+		[ "$tag" = "$1" ] && { dp_kv "$kvs" "$2"; return 0; }
+	done <"$INCAST_DIR/figures"
+	echo 0
 }

@@ -50,12 +50,43 @@ def jain(x):
     return sum(x) ** 2 / (len(x) * s2) if s2 > 0 else 0.0
 
 
+def dev_entry(d, h, when=""):
+    """veth<h>'s object in the run's devs<when>.json (rocecc -j -s dev show
+    of every attached device, lib/incast.sh incast_devs; when: "" after the
+    run, ".before"); None if it was not attached."""
+    try:
+        with open(os.path.join(d, f"devs{when}.json")) as f:
+            devs = json.load(f)
+    except (OSError, ValueError):
+        return None
+    for e in devs:
+        if e.get("dev") == f"veth{h}":
+            return e
+    return None
+
+
 def rd_flow(flows, netdev, lqpn, peer):
     """roceccd's flow of a sender: on its netdev, rocegen's local QPN, to
     the receiver (peer); None if the daemon did not see it."""
     c = [f for f in flows if f.get("netdev") == netdev and f.get("lqpn") == lqpn]
     p = [f for f in c if f.get("peer") == peer]
     return (p or c or [None])[0]
+
+
+def victim(d, r, n, delta):
+    """The victim's figures (lib/incast.sh, INCAST_VICTIM), if it ran: its
+    message completion p50/p99/p99.9 and count, errors and the
+    retransmissions of its host (N+2)."""
+    p = os.path.join(d, "victim.json")
+    if not os.path.exists(p):
+        return
+    v = json.load(open(p))
+    lat = v["total"]["latency"]
+    for q in ("p50", "p99", "p999"):
+        r[f"v_{q}_ms"] = lat[q] / 1e3
+    r["v_msgs"] = lat.get("samples", 0)
+    r["v_errors"] = v["total"]["errors"]
+    r["v_retrans"] = delta(f"rxe{n + 2}.completer_retry_err")
 
 
 def run_figures(d, rate, conv):
@@ -74,12 +105,14 @@ def run_figures(d, rate, conv):
     r = {"mode": mode, "senders": n, "conv_s": conv}
     win = []
     for h, c in enumerate(clients, 1):
-        f = c["qps"][0] if "qps" in c else c["flows"][0]
         r[f"mbit{h}"] = c["total"]["mbit"]
-        ser = [s["mbit"] for s in f["throughput"]
-               if w0 <= c["start_time"] + s["t_ms"] / 1e3 <= w1]
-        win.append(sum(ser) / len(ser) if ser else 0.0)
-        r[f"win_mbit{h}"] = win[-1]
+        hw = []
+        for f in c["qps"] if "qps" in c else c["flows"]:
+            ser = [s["mbit"] for s in f["throughput"]
+                   if w0 <= c["start_time"] + s["t_ms"] / 1e3 <= w1]
+            hw.append(sum(ser) / len(ser) if ser else 0.0)
+        win += hw
+        r[f"win_mbit{h}"] = sum(hw)
         lat = c["total"]["latency"]
         for p in ("p50", "p99", "p999"):
             r[f"{p}_ms{h}"] = lat[p] / 1e3
@@ -95,6 +128,8 @@ def run_figures(d, rate, conv):
             r[f"rd_msgs{h}"] = m.get("samples") or 0
             for p in ("p50", "p99", "p999"):
                 r[f"rd_{p}_ms{h}"] = (m.get(f"{p}_us") or 0) / 1e3
+    victim(d, r, n, delta)
+    r["flows"] = len(win)
     r["window_s"] = max(0.0, w1 - w0)
     r["jain"] = jain(win)
     r["use"] = sum(r[f"mbit{h}"] for h in range(1, n + 1)) / rate
@@ -113,22 +148,23 @@ def run_figures(d, rate, conv):
     r["marks"] = delta(f"{leaf}.marked")
     r["drops"] = delta(f"{leaf}.drops")
     r["retrans"] = sum(r[f"retry{h}"] for h in range(1, n + 1))
+    r["retrans_all"] = r["retrans"] + r.get("v_retrans", 0)
     r["dups"] = delta(f"rxe{n + 1}.duplicate_request")
     r["errors"] = sum(r[f"errors{h}"] for h in range(1, n + 1))
     r["cnp_sent"] = r["cnp_handled"] = r["cnp_ignored"] = -1
-    dev = lambda h: os.path.join(d, f"dev{h}.json")
-    if os.path.exists(dev(n + 1)):
+    if dev_entry(d, n + 1) is not None:
         def st(h):
             """The device's counters over the run."""
-            a = json.load(open(dev(h)))[0].get("stats", {})
-            bp = os.path.join(d, f"dev{h}.before.json")
-            b = json.load(open(bp))[0].get("stats", {}) if os.path.exists(bp) else {}
+            a = (dev_entry(d, h) or {}).get("stats", {})
+            b = (dev_entry(d, h, ".before") or {}).get("stats", {})
             return {k: v - b.get(k, 0) for k, v in a.items()}
         r["cnp_sent"] = st(n + 1).get("np_cnp_sent", 0)
+        senders = [h for h in range(1, n + 3)
+                   if h != n + 1 and dev_entry(d, h) is not None]
         r["cnp_handled"] = sum(st(h).get("rp_cnp_handled", 0)
-                               for h in range(1, n + 1))
+                               for h in senders)
         r["cnp_ignored"] = sum(st(h).get("rp_cnp_ignored", 0)
-                               for h in range(1, n + 1))
+                               for h in senders)
     return r
 
 
@@ -161,20 +197,30 @@ def main():
                      lambda r, h=h: "/".join(f"{r[f'{p}_ms{h}']:.0f}"
                                              for p in ("p50", "p99", "p999"))))
     if any("rd_msgs1" in r for r in runs.values()):
-        ms = lambda v: f"{v:.0f}" if v >= 10 else f"{v:.1f}"
         for h in range(1, n + 1):
             rows.append((f"host{h} roceccd msg p50/p99/p99.9 ms",
                          lambda r, h=h: "-" if not r.get(f"rd_msgs{h}") else
                          "/".join(ms(r[f"rd_{p}_ms{h}"])
                                   for p in ("p50", "p99", "p999"))))
+    ms = lambda v: f"{v:.0f}" if v >= 10 else f"{v:.1f}"
+    if any("v_msgs" in r for r in runs.values()):
+        rows.append(("victim msg p50/p99/p99.9 ms",
+                     lambda r: "-" if "v_msgs" not in r else
+                     "/".join(ms(r[f"v_{p}_ms"]) for p in ("p50", "p99", "p999"))))
+        rows.append(("victim messages / errors",
+                     lambda r: "-" if "v_msgs" not in r else
+                     f"{r['v_msgs']}/{r['v_errors']}"))
     rows += [
         ("window (s after last start)", lambda r: f"{r['conv_s']:g}..+{r['window_s']:.1f}"),
         ("Jain's fairness (window)", lambda r: f"{r['jain']:.3f}"),
-        (f"bottleneck use of {rate:.0f} Mbit/s", lambda r: f"{100 * r['use']:.0f}%"),
+        (f"bulk use of {rate:.0f} Mbit/s (all / window)",
+         lambda r: f"{100 * r['use']:.0f}% / {100 * r['win_use']:.0f}%"),
         ("queue p50/p99/max KB", lambda r: f"{r['q50'] / 1e3:.0f}/{r['q99'] / 1e3:.0f}/{r['qmax'] / 1e3:.0f}"),
         ("CE marked at switch", lambda r: str(r["marks"])),
         ("drops at switch", lambda r: str(r["drops"])),
-        ("rxe retransmissions", lambda r: str(r["retrans"])),
+        ("rxe retransmissions (bulk/victim)",
+         lambda r: f"{r['retrans']}/{r['v_retrans']}" if "v_retrans" in r
+         else str(r["retrans"])),
         ("duplicates at receiver", lambda r: str(r["dups"])),
         ("completion errors", lambda r: str(r["errors"])),
         ("CNPs sent / handled / ignored",

@@ -92,7 +92,8 @@ pfc_setup() {
 	[ -d /sys/module/rocecc ] || dp_load || return 1
 }
 
-_pfc_attached() { "$DP_CLI" dev show "veth$1" >/dev/null 2>&1; }
+# rocecc.ko's sysctl directory of an attached device (no rocecc start)
+_pfc_attached() { [ -d "/proc/sys/net/rocecc/veth$1" ]; }
 
 # The sender's queueing back to a plain fq, PFC off.
 _pfc_host_off() {
@@ -161,12 +162,12 @@ pfc_mode() {
 	done
 	if [ "$mode" = dcqcn ] || [ "$mode" = both ]; then
 		for ((h = 1; h <= n1; h++)); do
-			"$DP_CLI" param profile dev "veth$h" paper || return 1
+			incast_param "veth$h" paper || return 1
 		done
 		scale=$(incast_scale paper "$INCAST_RATE" time) || return 1
 		for ((h = 1; h <= n1; h++)); do
 			# shellcheck disable=SC2086
-			"$DP_CLI" param set dev "veth$h" $scale || return 1
+			incast_param "veth$h" - $scale || return 1
 		done
 		echo "$mode: paper-time $scale" >>"$INCAST_DIR/params"
 	fi
@@ -209,10 +210,7 @@ pfc_run() {
 		done
 	fi
 	topo_counters >"$d/before" || return 1
-	for ((h = 1; h <= n1; h++)); do
-		_pfc_attached "$h" || continue
-		"$DP_CLI" -j -s dev show "veth$h" >"$d/dev$h.before.json" || return 1
-	done
+	incast_devs "$d/devs.before.json" || return 1
 	_pfc_snap "$d" before
 	if [ "$PFC_MODE" = pfc ] || [ "$PFC_MODE" = both ]; then
 		local sp sw=()
@@ -227,6 +225,9 @@ pfc_run() {
 			"${sw[@]}" || return 1
 	fi
 	topo_backlog_start "$n1" 20 "$d/backlog" || return 1
+	# ACK timeout 16 (268 ms), not the default 14: the "pfc" mode (no
+	# DCQCN) holds the senders in XOFF with the switch queue at xoff, and
+	# rxe's timer counts both; the four modes share one setting.
 	for ((h = 1; h <= INCAST_N; h++)); do
 		timeout $((secs + 60)) "$DP_RG" --client "$(topo_ip "$n1")" \
 			--port "$INCAST_PORT" --dev "rxe$h" --cpu $(((h - 1) % 2)) \
@@ -240,10 +241,7 @@ pfc_run() {
 	topo_backlog_stop
 	topo_pfc_stop || st=1
 	topo_counters >"$d/after" || return 1
-	for ((h = 1; h <= n1; h++)); do
-		[ -e "$d/dev$h.before.json" ] || continue
-		"$DP_CLI" -j -s dev show "veth$h" >"$d/dev$h.json" || st=1
-	done
+	incast_devs "$d/devs.json" || st=1
 	_pfc_snap "$d" after
 	if [ -n "$cap" ]; then
 		pfc_cap_wait "$d/cap1.pcap" "$(topo_pfc_stat "$d/pfc.json" ports.swp1.frames)"
@@ -286,8 +284,11 @@ pfc_report() {
 		--figures "$INCAST_DIR/figures" "$@"
 }
 
+# the last line of TAG (bash's read, no grep and tail: see incast_fig)
 pfc_fig() {
-	local line
-	line=$(grep "^$1 " "$INCAST_DIR/figures" | tail -n 1)
-	dp_kv "${line#* }" "$2"
+	local tag kvs last=
+	while read -r tag kvs; do
+		[ "$tag" = "$1" ] && last=$kvs
+	done <"$INCAST_DIR/figures"
+	dp_kv "$last" "$2"
 }

@@ -134,8 +134,8 @@ def find_num(obj, sub):
 
 
 def dev_delta(d, h, sub):
-    a = find_num(load(os.path.join(d, f"dev{h}.json")), sub)
-    b = find_num(load(os.path.join(d, f"dev{h}.before.json")), sub)
+    a = find_num(incast_report.dev_entry(d, h), sub)
+    b = find_num(incast_report.dev_entry(d, h, ".before"), sub)
     return None if a is None else a - (b or 0)
 
 

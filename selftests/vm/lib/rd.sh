@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# rd.sh - roceccd in the VM tests (t_roceccd_ops.t, t_straggler.t), sourced
-# after tap.sh and topo.sh.
+# rd.sh - roceccd in the VM tests (t_roceccd_ops.t, t_straggler.t, t_pfc_storm.t,
+# ...), sourced after tap.sh and topo.sh.
 #
 #   rd_start LOG ARGS...      roceccd -f ARGS in the background (RD_PID), its
 #                             stderr in LOG, with NOTIFY_SOCKET pointing at a
@@ -17,6 +17,10 @@
 #                             (none: the table that the fleet's rules and
 #                             dashboard are checked against has every family
 #                             the daemon wrote, same name, type and help)
+#   rd_events [TYPE]          the events of /events.json (of TYPE), one a
+#                             line: "SEQ EPOCH_MS TYPE {the event's JSON,
+#                             on one line}"
+#   rd_last                   the number of the last event (0: none yet)
 #   rd_metric FILE NAME [LABEL_SUBSTRING]
 #                             the value of the first series NAME{...} in a
 #                             saved /metrics whose labels contain the string
@@ -83,6 +87,19 @@ rd_get() {
 rd_unlisted() {
 	comm -23 <(grep -E '^# (HELP|TYPE) ' "$1" | sort -u) \
 		<("$RD_BIN" -c /dev/null --list-metrics | grep -E '^# ' | sort -u)
+}
+
+# One jq start (a python start costs ~1 s under TCG, and the tests poll
+# events); EPOCH_MS from the event's "time" (ISO 8601 UTC, milliseconds).
+rd_events() {
+	rd_get events.json | jq -r --arg t "${1:-}" '
+		.events[] | select($t == "" or .type == $t) |
+		"\(.seq) \((.time[0:19] + "Z" | fromdateiso8601) * 1000 +
+			(.time[20:23] | tonumber)) \(.type) \(tojson)"'
+}
+
+rd_last() {
+	rd_get events.json | jq -r .last
 }
 
 rd_metric() {

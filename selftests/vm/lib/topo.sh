@@ -32,6 +32,7 @@
 #   topo_gid_index H [4|6]            GID index of host H's IPv4 (or IPv6) address
 #   topo_wait_listen PORT [SEC]       wait until a TCP port is listening
 #   topo_counters                     one "key value" line per counter (below)
+#   topo_rxe_counters                 its rxe lines alone, no process started
 #   topo_get FILE KEY                 a counter from a saved topo_counters output
 #   topo_delta BEFORE AFTER KEY       its increase between two saved outputs
 #   topo_rxe_stat H NAME              one rxe hw counter of host H, now
@@ -363,7 +364,6 @@ topo_bottleneck_clear() {
 
 # topo_counters: every counter as "key value" lines (see the top of this file).
 topo_counters() {
-	local h f n v
 	{
 		ip -n "$TOPO_NS" -s -j link show
 		ip -s -j link show
@@ -380,6 +380,12 @@ topo_counters() {
 			"\($d).\($w).\(.key) \(.value)";
 		(.[0], .[1] | links), (.[2] | qdiscs)' ||
 		{ _topo_err "reading the switch counters failed"; return 1; }
+	topo_rxe_counters
+}
+
+# topo_rxe_counters: topo_counters' rxe lines alone (bash reads, no process)
+topo_rxe_counters() {
+	local h f v
 	for ((h = 1; h <= TOPO_N; h++)); do
 		for f in /sys/class/infiniband/rxe$h/ports/1/hw_counters/*; do
 			read -r v <"$f" 2>/dev/null && echo "rxe$h.${f##*/} $v"
