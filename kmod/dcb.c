@@ -395,7 +395,9 @@ static int rocecc_dcb_nl_put_tx(struct sk_buff *skb,
 	    nla_put_u64_64bit(skb, ROCECC_PFC_PRIO_A_TX_BYTES, tx->tx_bytes,
 			      ROCECC_PFC_PRIO_A_PAD) ||
 	    nla_put_u32(skb, ROCECC_PFC_PRIO_A_TX_BACKLOG,
-			min_t(u64, tx->backlog, U32_MAX)))
+			min_t(u64, tx->backlog, U32_MAX)) ||
+	    nla_put_u64_64bit(skb, ROCECC_PFC_PRIO_A_TX_PAUSE_RELEASED,
+			      tx->released, ROCECC_PFC_PRIO_A_PAD))
 		return -EMSGSIZE;
 	return 0;
 }
@@ -459,7 +461,13 @@ int rocecc_dcb_nl_put(struct sk_buff *skb, const struct rocecc_dev *rdev)
 	    nla_put_u64_64bit(skb, ROCECC_PFC_A_TX_ERRORS,
 			      atomic64_read(&d->tx_errors), ROCECC_PFC_A_PAD) ||
 	    nla_put_u64_64bit(skb, ROCECC_PFC_A_UNTRACKED,
-			      atomic64_read(&d->untracked), ROCECC_PFC_A_PAD))
+			      atomic64_read(&d->untracked), ROCECC_PFC_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCECC_PFC_A_RX_IGNORED,
+			      atomic64_read(&d->rx_ignored), ROCECC_PFC_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCECC_PFC_A_NOT_RXE,
+			      atomic64_read(&d->not_rxe), ROCECC_PFC_A_PAD) ||
+	    nla_put_u64_64bit(skb, ROCECC_PFC_A_OCC_EXPIRED,
+			      atomic64_read(&d->occ_expired), ROCECC_PFC_A_PAD))
 		goto cancel;
 	have_tx = rdev->netdev && !rocecc_sch_read(rdev->netdev, &tx);
 	for (p = 0; p < ROCECC_DCB_PRIOS; p++)

@@ -80,6 +80,9 @@ struct rocecc_dcb {
 	atomic64_t	pause_rx;
 	atomic64_t	tx_errors;
 	atomic64_t	untracked;
+	atomic64_t	rx_ignored;	/* pfc_rx.c: not to us */
+	atomic64_t	not_rxe;	/* pfc_gen.c: not rxe's socket */
+	atomic64_t	occ_expired;	/* pfc_gen.c: records aged out */
 	atomic_t	occ[ROCECC_DCB_PRIOS];		/* bytes */
 	atomic_t	occ_max[ROCECC_DCB_PRIOS];
 	atomic_t	occ_buf[ROCECC_DCB_BUFS];

@@ -46,12 +46,18 @@ unsigned int rocecc_pacing_budget_pct = ROCECC_PACE_BUDGET_PCT;
 bool rocecc_pacing_ack_req = ROCECC_PACE_ACK_REQ;
 unsigned int rocecc_pacing_default_budget_us = ROCECC_PACE_DEFAULT_BUDGET_US;
 unsigned int rocecc_pacing_max_delay_us = ROCECC_PACE_MAX_DELAY_US;
+unsigned int rocecc_pfc_pause_max_ms = 10000;
+unsigned int rocecc_pfc_occ_max_age_ms = 2000;
 
 /*
  * Tables: up to 2^20 entries (a flow is about 500 bytes). Times: 100 ms to
  * an hour (shorter makes the once-a-second maintenance the bound). The
  * pacing budget's share may pass 100 % (a test shows what that costs),
- * up to 10x. Pacing delays: 1 us to fq's default horizon, 10 s.
+ * up to 10x. Pacing delays: 1 us to fq's default horizon, 10 s. The
+ * longest PFC pause obeyed (sch.c): 10 ms (a few pause frames at 100
+ * Mb/s) to a minute. The age at which an occupancy record is stale
+ * (pfc_gen.c): 100 ms (rxe frees a packet within its task's run) to a
+ * minute.
  */
 static const struct rocecc_dp_range rocecc_dp_ranges[] = {
 	{ &rocecc_flow_max,			1,	1U << 20 },
@@ -62,6 +68,8 @@ static const struct rocecc_dp_range rocecc_dp_ranges[] = {
 	{ &rocecc_pacing_budget_pct,		1,	1000 },
 	{ &rocecc_pacing_default_budget_us,	1,	10000000 },
 	{ &rocecc_pacing_max_delay_us,		1,	10000000 },
+	{ &rocecc_pfc_pause_max_ms,		10,	60000 },
+	{ &rocecc_pfc_occ_max_age_ms,		100,	60000 },
 };
 
 /* Parse @val into *@to if it is in the range of parameter @var. */
@@ -184,6 +192,16 @@ module_param_cb(pacing_max_delay_us, &rocecc_dp_max_delay_ops,
 		&rocecc_pacing_max_delay_us, 0644);
 MODULE_PARM_DESC(pacing_max_delay_us,
 		 "pacing never holds a packet longer than this, in us, whatever the QP timeout (default 1000000, 1..10000000; an attached device's fq must not drop what it allows: checked at attach and on every change)");
+
+module_param_cb(pfc_pause_max_ms, &rocecc_dp_param_ops,
+		&rocecc_pfc_pause_max_ms, 0644);
+MODULE_PARM_DESC(pfc_pause_max_ms,
+		 "the rocecc qdisc keeps a priority paused by received PFC frames for at most this long at a stretch, in ms, whatever the quanta and the speed; then it releases it, counts it (tx_pause_released) and ignores XOFFs for as long again (default 10000, 10..60000)");
+
+module_param_cb(pfc_occ_max_age_ms, &rocecc_dp_param_ops,
+		&rocecc_pfc_occ_max_age_ms, 0644);
+MODULE_PARM_DESC(pfc_occ_max_age_ms,
+		 "a received RoCE packet still counted in the software PFC occupancy after this long, in ms, leaves the count (occ_expired) (default 2000, 100..60000)");
 
 struct rocecc_dp_objs rocecc_dp_objs;
 

@@ -382,7 +382,7 @@ static unsigned int rocecc_hook_in(void *priv, struct sk_buff *skb,
 	}
 
 	/* Host occupancy for software PFC, until rxe frees the skb (pfc_gen.c). */
-	rocecc_dcb_rx(rdev, skb, pkt.dscp, plen);
+	rocecc_dcb_rx(rdev, skb, &pkt, plen);
 
 	if (pkt.ecn != ROCECC_ECN_CE)
 		return NF_ACCEPT;

@@ -16,7 +16,10 @@
  *
  * The measure is an skb destructor. In LOCAL_IN, a RoCEv2 packet of a
  * PFC-enabled priority that has neither an owner (skb->sk) nor a
- * destructor gets rocecc_occ_destructor() and a record: (skb address,
+ * destructor, and that the UDP layer will hand to rxe's own socket
+ * (rocecc_occ_to_rxe(): another socket on port 4791 frees it without
+ * running a destructor, and a record would never go), gets
+ * rocecc_occ_destructor() and a record: (skb address,
  * accounting object, bytes, priority, buffer), kept in a small hash table
  * keyed by the skb's address. Nothing in the skb itself is used: skb->cb
  * belongs to IP/UDP and then rxe (struct rxe_pkt_info), and mark or
@@ -38,12 +41,19 @@
  * (UDP GRO) is segmented and the original consumed: its bytes leave the
  * count then, the segments are not counted.
  *
- * Module unload cannot leave an skb with our destructor behind: the hooks
- * are unregistered first (no new records), then rocecc_dcb_gen_exit()
- * waits until the global count of outstanding records is zero (rxe frees
- * its packets in bounded time, also when a QP or the device is destroyed;
- * it logs while it waits), and a grace period covers the destructor's
- * last instructions (its decrement runs with interrupts off).
+ * Records are bounded (ROCECC_OCC_RECS_MAX) and aged: one still there
+ * after pfc_occ_max_age_ms leaves the occupancy (rocecc_occ_age_fn()),
+ * so that no path this file does not know can hold a buffer above xoff,
+ * and the host's XOFF, for ever.
+ *
+ * Module unload cannot leave an skb with our destructor behind: an
+ * aged-out record holds a module reference (rmmod fails with EBUSY while
+ * its skb may live), the hooks are unregistered first (no new records),
+ * then rocecc_dcb_gen_exit() waits until the global count of outstanding
+ * records is zero (rxe frees its packets in bounded time, also when a QP
+ * or the device is destroyed; it logs while it waits), and a grace period
+ * covers the destructor's last instructions (its decrement runs with
+ * interrupts off).
  *
  * A buffer's occupancy is the sum over the priorities mapped to it. When
  * to send XOFF, refresh it and send XON is rocecc_pfc_gen()
@@ -67,7 +77,10 @@
 #include <linux/hash.h>
 #include <linux/hrtimer.h>
 #include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/list.h>
+#include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/pkt_sched.h>
 #include <linux/rcupdate.h>
@@ -75,8 +88,13 @@
 #include <linux/slab.h>
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
+#include <net/sock.h>
+#include <net/udp.h>
 #include <rocecc/pfc.h>
+#include <rocecc/roce.h>
 
 #include "rocecc.h"
 #include "dcb.h"
@@ -90,10 +108,20 @@ struct rocecc_occ_rec {
 	struct hlist_node	node;
 	const struct sk_buff	*skb;	/* key: never dereferenced */
 	struct rocecc_dcb	*dcb;	/* holds a reference */
+	unsigned long		born;	/* jiffies at LOCAL_IN */
 	u32			bytes;
 	u8			prio;
 	u8			buf;
+	/* Aged out: bytes no longer counted, holds a module reference. */
+	bool			expired;
 };
+
+/*
+ * Records outstanding at most, all devices: 64k of about 64 bytes. Beyond,
+ * packets are not measured (untracked). A bound on what a packet flood
+ * can make the module allocate, whatever becomes of the packets.
+ */
+#define ROCECC_OCC_RECS_MAX	65536
 
 #define ROCECC_OCC_HASH_BITS	8
 
@@ -115,6 +143,9 @@ static atomic_t rocecc_occ_outstanding = ATOMIC_INIT(0);
  * can drain it (destroy_workqueue) without flushing a shared queue.
  */
 static struct workqueue_struct *rocecc_dcb_wq;
+/* Ages out stale records; runs while records are outstanding. */
+static void rocecc_occ_age_fn(struct work_struct *work);
+static DECLARE_DELAYED_WORK(rocecc_occ_age_work, rocecc_occ_age_fn);
 
 /* Run the generation work; the caller holds a reference. Any context. */
 void rocecc_dcb_kick(struct rocecc_dcb *d)
@@ -240,18 +271,36 @@ static enum hrtimer_restart rocecc_dcb_timer_fn(struct hrtimer *t)
 
 /* --- occupancy ------------------------------------------------------------- */
 
+/* How often the ageing work runs: twice per pfc_occ_max_age_ms. */
+static unsigned long rocecc_occ_age_period(void)
+{
+	return msecs_to_jiffies(READ_ONCE(rocecc_pfc_occ_max_age_ms) / 2) ?: 1;
+}
+
 static struct rocecc_occ_bucket *rocecc_occ_bucket(const struct sk_buff *skb)
 {
 	return &rocecc_occ_hash[hash_ptr(skb, ROCECC_OCC_HASH_BITS)];
+}
+
+/* The bytes of @rec leave the occupancy of its device. Any context. */
+static void rocecc_occ_uncount(const struct rocecc_occ_rec *rec)
+{
+	struct rocecc_dcb *d = rec->dcb;
+	u32 occ;
+
+	atomic_sub(rec->bytes, &d->occ[rec->prio]);
+	occ = atomic_sub_return(rec->bytes, &d->occ_buf[rec->buf]);
+	if ((READ_ONCE(d->paused_mask) & BIT(rec->buf)) &&
+	    rocecc_pfc_at_xon(occ, READ_ONCE(d->xon[rec->buf])))
+		rocecc_dcb_kick(d);
 }
 
 static void rocecc_occ_destructor(struct sk_buff *skb)
 {
 	struct rocecc_occ_bucket *bk = rocecc_occ_bucket(skb);
 	struct rocecc_occ_rec *rec = NULL, *it;
-	struct rocecc_dcb *d;
 	unsigned long flags;
-	u32 occ;
+	bool expired;
 
 	/* @bk->lock: see rocecc_occ_hash. */
 	spin_lock_irqsave(&bk->lock, flags);
@@ -266,31 +315,70 @@ static void rocecc_occ_destructor(struct sk_buff *skb)
 	if (!rec)
 		return;
 
-	d = rec->dcb;
-	atomic_sub(rec->bytes, &d->occ[rec->prio]);
-	occ = atomic_sub_return(rec->bytes, &d->occ_buf[rec->buf]);
-	if ((READ_ONCE(d->paused_mask) & BIT(rec->buf)) &&
-	    rocecc_pfc_at_xon(occ, READ_ONCE(d->xon[rec->buf])))
-		rocecc_dcb_kick(d);
+	/* Unlinked: the ageing work no longer sees it. */
+	expired = rec->expired;
+	if (!expired)
+		rocecc_occ_uncount(rec);
+	rocecc_dcb_put(rec->dcb);
 	kmem_cache_free(rocecc_occ_cache, rec);
-	rocecc_dcb_put(d);
 	/*
 	 * Last: module exit waits for the count to reach zero and then for
 	 * a grace period, which waits for this interrupts-off region too.
 	 * Interrupts, not preemption: preempt_enable() may schedule here,
-	 * local_irq_restore() does not.
+	 * local_irq_restore() does not. An aged-out record's module
+	 * reference goes in the same region, for the same reason.
 	 */
 	local_irq_save(flags);
+	if (expired)
+		module_put(THIS_MODULE);
 	atomic_dec(&rocecc_occ_outstanding);
 	local_irq_restore(flags);
 }
 
 /*
- * A RoCEv2 packet (@len bytes from the IP header, DSCP @dscp) for a local
+ * Will @skb go to rdma_rxe? Only then does someone free it through
+ * kfree_skb()/consume_skb(), which run our destructor. Another UDP socket
+ * bound to port 4791 (any user may bind one where rxe's is absent: rxe
+ * not loaded, or, on kernels that open it per device, no rxe device)
+ * queues the skb and frees it with skb_consume_udp(), which does not run
+ * a destructor: its record, its bytes and its XOFF would never go. So
+ * look up the socket the UDP layer will deliver to, as it will
+ * (__udp4_lib_lookup() through the exported udp4_lib_lookup(), with the
+ * packet's addresses, ports and input device), and accept only rxe's:
+ * a kernel socket (sock_create_kern(): no user can own one) with an
+ * encapsulation receive hook (setup_udp_tunnel_sock(): rxe_udp_encap_recv),
+ * as rxe_net.c makes it. The reference the lookup takes is put at once.
+ * Softirq, under rcu_read_lock().
+ */
+static bool rocecc_occ_to_rxe(struct sk_buff *skb, const struct rocecc_pkt *pkt)
+{
+	struct net *net = dev_net(skb->dev);
+	struct sock *sk = NULL;
+	bool rxe;
+
+	if (pkt->family == ROCECC_AF_INET)
+		sk = udp4_lib_lookup(net, ip_hdr(skb)->saddr, htons(pkt->sport),
+				     ip_hdr(skb)->daddr, htons(pkt->dport),
+				     inet_iif(skb));
+#if IS_ENABLED(CONFIG_IPV6)
+	else
+		sk = udp6_lib_lookup(net, &ipv6_hdr(skb)->saddr,
+				     htons(pkt->sport), &ipv6_hdr(skb)->daddr,
+				     htons(pkt->dport), inet6_iif(skb));
+#endif
+	if (!sk)
+		return false;
+	rxe = sk->sk_kern_sock && READ_ONCE(udp_sk(sk)->encap_rcv);
+	sock_put(sk);
+	return rxe;
+}
+
+/*
+ * A RoCEv2 packet @pkt (@len bytes from the IP header) for a local
  * address passed LOCAL_IN on @rdev. Under rcu_read_lock(), softirq.
  */
-void rocecc_dcb_rx(struct rocecc_dev *rdev, struct sk_buff *skb, u8 dscp,
-		   u32 len)
+void rocecc_dcb_rx(struct rocecc_dev *rdev, struct sk_buff *skb,
+		   const struct rocecc_pkt *pkt, u32 len)
 {
 	struct rocecc_dcb *d = rdev->dcb;
 	struct rocecc_occ_bucket *bk;
@@ -301,26 +389,42 @@ void rocecc_dcb_rx(struct rocecc_dev *rdev, struct sk_buff *skb, u8 dscp,
 
 	if (!d->sw || READ_ONCE(d->dead))
 		return;
-	prio = READ_ONCE(d->dscp2prio[dscp & 63]);
+	prio = READ_ONCE(d->dscp2prio[pkt->dscp & 63]);
 	if (!(READ_ONCE(d->pfc_en) & BIT(prio)))
 		return;
 	if (skb->destructor || skb->sk) {
 		atomic64_inc(&d->untracked);
 		return;
 	}
-	rec = kmem_cache_alloc(rocecc_occ_cache, GFP_ATOMIC);
-	if (!rec) {
+	if (!rocecc_occ_to_rxe(skb, pkt)) {
+		atomic64_inc(&d->not_rxe);
+		return;
+	}
+	occ = atomic_inc_return(&rocecc_occ_outstanding);
+	if (occ > ROCECC_OCC_RECS_MAX) {
+		atomic_dec(&rocecc_occ_outstanding);
 		atomic64_inc(&d->untracked);
 		return;
 	}
+	rec = kmem_cache_alloc(rocecc_occ_cache, GFP_ATOMIC);
+	if (!rec) {
+		atomic_dec(&rocecc_occ_outstanding);
+		atomic64_inc(&d->untracked);
+		return;
+	}
+	/* The first outstanding record starts the ageing (it re-arms). */
+	if (occ == 1)
+		queue_delayed_work(rocecc_dcb_wq, &rocecc_occ_age_work,
+				   rocecc_occ_age_period());
 	rec->skb = skb;
+	rec->born = jiffies;
+	rec->expired = false;
 	rec->bytes = len + ETH_HLEN;
 	rec->prio = prio;
 	rec->buf = READ_ONCE(d->prio2buffer[prio]);
 	/* The device's reference keeps @d alive under RCU: take one. */
 	refcount_inc(&d->ref);
 	rec->dcb = d;
-	atomic_inc(&rocecc_occ_outstanding);
 	occ = atomic_add_return(rec->bytes, &d->occ[prio]);
 	max = atomic_read(&d->occ_max[prio]);
 	while (occ > max && !atomic_try_cmpxchg(&d->occ_max[prio], &max, occ))
@@ -339,6 +443,50 @@ void rocecc_dcb_rx(struct rocecc_dev *rdev, struct sk_buff *skb, u8 dscp,
 		set_bit(rec->buf, &d->xoff_req);
 		rocecc_dcb_kick(d);
 	}
+}
+
+/*
+ * Age out records older than pfc_occ_max_age_ms. rxe frees a packet it
+ * received when its responder or completer task has processed it, in
+ * well under that; a record that old belongs to a packet that was freed
+ * without our destructor (a path this file does not know) or that
+ * something holds for long. Either way its bytes are not in the host's
+ * receive buffer any more in the sense PFC means: they leave the
+ * occupancy (occ_expired counts them, and a paused buffer that falls to
+ * xon gets its XON). The record itself stays until its destructor runs,
+ * since the skb may still be alive and carry the destructor, and it takes
+ * a module reference: rmmod then fails with EBUSY rather than waiting
+ * for an skb that may never be freed (the module's code must outlive
+ * every skb that points to it). Process context, on rocecc_dcb_wq;
+ * re-arms itself while records are outstanding.
+ */
+static void rocecc_occ_age_fn(struct work_struct *work)
+{
+	unsigned long age = msecs_to_jiffies(READ_ONCE(rocecc_pfc_occ_max_age_ms));
+	struct rocecc_occ_rec *rec;
+	unsigned long flags;
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(rocecc_occ_hash); i++) {
+		struct rocecc_occ_bucket *bk = &rocecc_occ_hash[i];
+
+		/* @bk->lock: see rocecc_occ_hash. */
+		spin_lock_irqsave(&bk->lock, flags);
+		hlist_for_each_entry(rec, &bk->head, node) {
+			if (rec->expired ||
+			    time_before(jiffies, rec->born + age))
+				continue;
+			rec->expired = true;
+			__module_get(THIS_MODULE);
+			rocecc_occ_uncount(rec);
+			atomic64_inc(&rec->dcb->occ_expired);
+		}
+		spin_unlock_irqrestore(&bk->lock, flags);
+		cond_resched();
+	}
+	if (atomic_read(&rocecc_occ_outstanding))
+		queue_delayed_work(rocecc_dcb_wq, &rocecc_occ_age_work,
+				   rocecc_occ_age_period());
 }
 
 /* --- attach / detach / start / stop ---------------------------------------- */
@@ -422,6 +570,8 @@ void rocecc_dcb_gen_exit(void)
 		}
 		msleep(20);
 	}
+	/* No record left: the ageing stops (it may have re-armed). */
+	cancel_delayed_work_sync(&rocecc_occ_age_work);
 	/* Every destructor has left its interrupts-off tail. */
 	synchronize_rcu();
 	/* The last work items put the last references. */

@@ -22,12 +22,21 @@
  * port the bridge's rx_handler drops PAUSE/PFC frames before packet types
  * see them.
  *
+ * Only frames sent to this port count: a MAC control frame whose
+ * destination is not 01:80:c2:00:00:01 (802.1Qbb's only PFC address; a
+ * PAUSE sent to the station's own address is not obeyed either), or that
+ * the device received only because it is promiscuous (pkt_type other than
+ * PACKET_MULTICAST: a sniffer, a bridge or macvlan lower device, a
+ * tcpdump) is counted in rx_ignored and otherwise ignored; a frame a NIC
+ * does not act on must not pause us either.
+ *
  * The handler runs under the RCU read lock of the receive path: the device
  * and its DCB object found there stay valid until it returns.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/if_ether.h>
+#include <linux/if_packet.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <net/net_namespace.h>
@@ -59,6 +68,13 @@ static int rocecc_dcb_pause_rcv(struct sk_buff *skb, struct net_device *dev,
 	d = rdev->dcb;
 	if (!d->sw || READ_ONCE(d->dead))
 		goto out;
+	/* eth_type_trans() set the MAC header and pkt_type. */
+	if (skb->pkt_type != PACKET_MULTICAST ||
+	    !skb_mac_header_was_set(skb) ||
+	    !rocecc_pfc_dmac_ok(eth_hdr(skb)->h_dest)) {
+		atomic64_inc(&d->rx_ignored);
+		goto out;
+	}
 	len = min_t(u32, skb->len, sizeof(buf));
 	data = skb_header_pointer(skb, 0, len, buf);
 	if (!data)

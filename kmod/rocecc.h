@@ -237,14 +237,16 @@ void rocecc_sysctl_exit(void);
 
 /* --- dcb.c, pfc_rx.c, pfc_gen.c: software DCB and PFC (dcb.h) ------------ */
 
+struct rocecc_pkt;
+
 int rocecc_dcb_attach(struct rocecc_dev *rdev, struct net_device *netdev);
 void rocecc_dcb_publish(struct rocecc_dev *rdev, struct net_device *netdev);
 void rocecc_dcb_detach(struct rocecc_dev *rdev, struct net_device *netdev);
 void rocecc_dcb_free(struct rocecc_dev *rdev);
 void rocecc_dcb_netdev_event(struct rocecc_dev *rdev,
 			     struct net_device *netdev, unsigned long event);
-void rocecc_dcb_rx(struct rocecc_dev *rdev, struct sk_buff *skb, u8 dscp,
-		   u32 len);
+void rocecc_dcb_rx(struct rocecc_dev *rdev, struct sk_buff *skb,
+		   const struct rocecc_pkt *pkt, u32 len);
 int rocecc_dcb_nl_put(struct sk_buff *skb, const struct rocecc_dev *rdev);
 void rocecc_dcb_dscp_prio(struct net_device *netdev, u8 map[64]);
 int rocecc_dcb_init(void);
@@ -270,6 +272,10 @@ bool rocecc_bpf_engine_drives(struct net_device *netdev);
 
 /* --- sch.c: the "rocecc" qdisc (802.1Qbb PFC on egress) -------------------- */
 
+/* Module parameters (dp.c): the pause watchdog's bound, the record age. */
+extern unsigned int rocecc_pfc_pause_max_ms;
+extern unsigned int rocecc_pfc_occ_max_age_ms;
+
 /* One 802.1p priority (class X:(p + 1)) of a rocecc qdisc. */
 struct rocecc_sch_prio_stats {
 	u64	backlog;	/* bytes queued in the band */
@@ -278,6 +284,7 @@ struct rocecc_sch_prio_stats {
 	u64	pause_ns_total;	/* time spent paused, ns */
 	u64	pauses;		/* XOFF applied */
 	u64	resumes;	/* XON applied */
+	u64	released;	/* pauses the pause watchdog ended */
 	u64	tx_packets;	/* sent by the band's qdisc */
 	u64	tx_bytes;
 };

@@ -43,6 +43,20 @@
  * dequeue under the qdisc lock; on 64-bit machines those accesses are
  * single loads and stores. Lifetime: see rocecc_sch_pause().
  *
+ * The pause watchdog: a peer that keeps a priority paused (XOFFs
+ * refreshed before they expire, or one XOFF of many quanta on a slow
+ * link: 65535 quanta are 33.6 s at 1 Mb/s) would hold its packets, and
+ * rxe's QPs behind them, for ever. However the quanta and the speed, a
+ * continuous pause (XOFFs that each come before the previous one ended)
+ * ends at most pfc_pause_max_ms (module parameter, dp.c; default 10 s:
+ * a backstop well above what roceccd's PFC storm watchdog needs to see a
+ * storm and act, and above a NIC's own stall prevention, 8 s at most on
+ * mlx5) after it began (rocecc_pfc_pause_end()). That end is the
+ * watchdog's release: counted per priority (tx_pause_released in the
+ * PFC nest of a DEV_GET reply), and XOFFs for the priority are then
+ * ignored for as long again (a storm gets the link at least half of the
+ * time); an XON still resumes at once.
+ *
  * A rocecc qdisc holds a reference on the module (Qdisc_ops.owner), so
  * rmmod fails with EBUSY while one exists anywhere; tc qdisc del first.
  */
@@ -79,9 +93,20 @@ struct rocecc_sch_band {
 	u64		until;
 	u64		since;
 	u64		pause_ns;	/* closed pause intervals */
+	/*
+	 * The watchdog's state, written like @until: from: start of the
+	 * continuous pause; holdoff: XOFFs are ignored until then; bit
+	 * ROCECC_SCH_WD_CUT of @wd: @until is the watchdog's bound.
+	 */
+	u64		from;
+	u64		holdoff;
+	unsigned long	wd;
 	atomic64_t	pauses;		/* XOFF applied */
 	atomic64_t	resumes;	/* XON applied */
+	atomic64_t	released;	/* pauses the watchdog ended */
 };
+
+#define ROCECC_SCH_WD_CUT	0
 
 struct rocecc_sch_data {
 	struct rocecc_sch_band	band[ROCECC_SCH_BANDS];
@@ -163,6 +188,32 @@ static int rocecc_qdisc_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	return ret;
 }
 
+/* The longest continuous pause, in ns (pfc_pause_max_ms). */
+static u64 rocecc_sch_pause_max_ns(void)
+{
+	return (u64)READ_ONCE(rocecc_pfc_pause_max_ms) * NSEC_PER_MSEC;
+}
+
+/*
+ * The pause of @b that ended at @until (<= now) is over: if it was the
+ * watchdog's bound, count the release once (the dequeue and a frame may
+ * both see it) and start the hold-off. The interval is closed by the
+ * caller's accounting, or here when the dequeue ends it.
+ */
+static void rocecc_sch_wd_release(struct rocecc_sch_band *b, u64 until)
+{
+	u64 since;
+
+	if (!test_and_clear_bit(ROCECC_SCH_WD_CUT, &b->wd))
+		return;
+	WRITE_ONCE(b->holdoff, until + rocecc_sch_pause_max_ns());
+	atomic64_inc(&b->released);
+	/* Close the interval here, once: the next frame finds until == 0. */
+	since = READ_ONCE(b->since);
+	if (cmpxchg64(&b->until, until, 0) == until && until > since)
+		WRITE_ONCE(b->pause_ns, READ_ONCE(b->pause_ns) + until - since);
+}
+
 static struct sk_buff *rocecc_qdisc_dequeue(struct Qdisc *sch)
 {
 	struct rocecc_sch_data *q = qdisc_priv(sch);
@@ -188,6 +239,7 @@ static struct sk_buff *rocecc_qdisc_dequeue(struct Qdisc *sch)
 					wake = until;
 				continue;
 			}
+			rocecc_sch_wd_release(&q->band[b], until);
 		}
 		skb = qdisc_dequeue_peeked(child);
 		if (skb) {
@@ -266,6 +318,7 @@ static int rocecc_qdisc_init(struct Qdisc *sch, struct nlattr *opt,
 	for (b = 0; b < ROCECC_SCH_BANDS; b++) {
 		atomic64_set(&q->band[b].pauses, 0);
 		atomic64_set(&q->band[b].resumes, 0);
+		atomic64_set(&q->band[b].released, 0);
 	}
 
 	err = rocecc_qdisc_check_opt(opt, extack);
@@ -420,12 +473,17 @@ static struct Qdisc_ops rocecc_sch_ops __read_mostly = {
  * same priority of the same device be handled at once on two CPUs, one
  * interval may be counted twice or lost (the pause itself is then the
  * one written last, as it would be for two frames in a row).
+ *
+ * The watchdog (top of the file): an XOFF that comes while the priority
+ * is paused continues its pause (same @from), and no pause ends later
+ * than @from + pfc_pause_max_ms; during the hold-off after a release
+ * XOFFs are not applied (not counted in pauses either).
  */
 int rocecc_sch_pause(struct net_device *dev, unsigned int prio, u64 until_ns)
 {
 	struct rocecc_sch_band *b;
 	struct rocecc_sch_data *q;
-	u64 now, old, since, end;
+	u64 now, old, since, end, from;
 	struct Qdisc *sch;
 	bool wake;
 
@@ -439,21 +497,35 @@ int rocecc_sch_pause(struct net_device *dev, unsigned int prio, u64 until_ns)
 
 	now = ktime_get_ns();
 	old = READ_ONCE(b->until);
+	if (old && old <= now)
+		rocecc_sch_wd_release(b, old);
 	since = READ_ONCE(b->since);
 	end = min(old, now);
-	if (old && end > since)
+	if (old && end > since && READ_ONCE(b->until))
 		WRITE_ONCE(b->pause_ns, READ_ONCE(b->pause_ns) + end - since);
 
+	if (until_ns && now < READ_ONCE(b->holdoff))
+		return 0;		/* the watchdog's hold-off */
 	if (until_ns) {
 		atomic64_inc(&b->pauses);
 		if (until_ns > now) {
+			from = old > now ? READ_ONCE(b->from) : now;
+			end = rocecc_pfc_pause_end(from, until_ns,
+						   rocecc_sch_pause_max_ns());
+			if (end < until_ns)
+				set_bit(ROCECC_SCH_WD_CUT, &b->wd);
+			else
+				clear_bit(ROCECC_SCH_WD_CUT, &b->wd);
+			WRITE_ONCE(b->from, from);
 			WRITE_ONCE(b->since, now);
-			WRITE_ONCE(b->until, until_ns);
+			WRITE_ONCE(b->until, end);
+			until_ns = end;
 		} else {
 			WRITE_ONCE(b->until, 0);	/* over already */
 		}
 	} else {
 		atomic64_inc(&b->resumes);
+		clear_bit(ROCECC_SCH_WD_CUT, &b->wd);
 		WRITE_ONCE(b->until, 0);
 	}
 	/*
@@ -521,6 +593,7 @@ int rocecc_sch_read(struct net_device *dev, struct rocecc_sch_stats *out)
 			s->pause_ns_total += min(until, now) - since;
 		s->pauses = atomic64_read(&b->pauses);
 		s->resumes = atomic64_read(&b->resumes);
+		s->released = atomic64_read(&b->released);
 	}
 	out->ctrl_qlen = skb_queue_len_lockless(&q->ctrl);
 	rcu_read_unlock();

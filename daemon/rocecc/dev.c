@@ -27,6 +27,9 @@ static const char *const pfc_names[ROCECC_PFC_A_MAX + 1] = {
 	[ROCECC_PFC_A_SPEED] = "speed_mbps",
 	[ROCECC_PFC_A_TX_ERRORS] = "tx_errors",
 	[ROCECC_PFC_A_UNTRACKED] = "untracked",
+	[ROCECC_PFC_A_RX_IGNORED] = "rx_ignored",
+	[ROCECC_PFC_A_NOT_RXE] = "not_rxe",
+	[ROCECC_PFC_A_OCC_EXPIRED] = "occ_expired",
 };
 
 static const char *const pfc_prio_names[ROCECC_PFC_PRIO_A_MAX + 1] = {
@@ -46,6 +49,7 @@ static const char *const pfc_prio_names[ROCECC_PFC_PRIO_A_MAX + 1] = {
 	[ROCECC_PFC_PRIO_A_TX_PACKETS] = "tx_packets",
 	[ROCECC_PFC_PRIO_A_TX_BYTES] = "tx_bytes",
 	[ROCECC_PFC_PRIO_A_TX_BACKLOG] = "tx_backlog",
+	[ROCECC_PFC_PRIO_A_TX_PAUSE_RELEASED] = "tx_pause_released",
 };
 
 /* One nest's named values into a JSON object, or as " name value" text. */

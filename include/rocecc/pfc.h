@@ -111,6 +111,35 @@ static inline int rocecc_pfc_parse(const __u8 *p, __u32 len,
 }
 
 /*
+ * Is @dmac the address a PFC (or PAUSE) frame a port obeys is sent to,
+ * 01:80:c2:00:00:01? 802.1Qbb names it as the only destination of PFC
+ * frames; a MAC control frame to another address (a station's unicast
+ * address, another reserved group) is not one this port was sent.
+ */
+static inline int rocecc_pfc_dmac_ok(const __u8 dmac[6])
+{
+	__u32 i;
+
+	for (i = 0; i < 6; i++)
+		if (dmac[i] != rocecc_pfc_dmac[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * The pause watchdog's bound: a priority whose continuous pause began at
+ * @from and that a frame asks to pause until @until (both ns, @until >
+ * @from) stays paused until the returned time, at most @max_ns after
+ * @from, whatever the quanta and the link speed. A later XOFF continues
+ * the same pause (same @from) if it comes before the pause ended.
+ */
+static inline __u64 rocecc_pfc_pause_end(__u64 from, __u64 until,
+					 __u64 max_ns)
+{
+	return until - from > max_ns ? from + max_ns : until;
+}
+
+/*
  * Pause time of @quanta at @speed_mbps (Mb/s), in ns, rounded up:
  * quanta * 512 bits / speed. 65535 quanta are 3.36 ms at 10 Gb/s and
  * 335 us at 100 Gb/s. @speed_mbps must not be 0.

@@ -16,7 +16,10 @@
 #    quanta), counted in requests[3] (dcb -s) and matching the capture;
 #    occupancy is back to 0 when the traffic stops;
 #  - rmmod and device removal while PFC frames and RoCE traffic flow: no
-#    warning in the kernel log (the harness also fails on one).
+#    warning in the kernel log (the harness also fails on one);
+#  - rxe gone and a user's UDP socket on port 4791: RoCE packets it
+#    receives (which it frees without an skb destructor) are not counted
+#    in the occupancy (not_rxe), no XOFF, and rmmod finishes.
 # Run: scripts/vm --test selftests/vm/t_dcb.t
 
 lib=$(dirname "$0")/lib
@@ -93,7 +96,8 @@ EOF
 cat >"$work/pfc_nl.py" <<'EOF'
 # pfc_nl.py DEV: ROCECC_CMD_DEV_GET of DEV, the software DCB attributes
 # (include/uapi/linux/rocecc.h) as "k=v" words: sw_dcb unenforced pause_rx
-# speed tx_errors untracked, and pP.{en,buffer,ind,req,occ,occ_max,xoff,xon,paused}
+# speed tx_errors untracked rx_ignored not_rxe occ_expired, and
+# pP.{en,buffer,ind,req,occ,occ_max,xoff,xon,paused}
 import os, socket, struct, sys
 NLM_F_REQUEST = 1
 def attrs(b):
@@ -124,7 +128,8 @@ for t, v in req(s, fam, 3, attr(2, sys.argv[1].encode() + b'\0')):
     if t == 7:
         out['sw_dcb'] = u(v)
     if t == 8:
-        names = {2: 'unenforced', 3: 'pause_rx', 4: 'speed', 5: 'tx_errors', 6: 'untracked'}
+        names = {2: 'unenforced', 3: 'pause_rx', 4: 'speed', 5: 'tx_errors', 6: 'untracked',
+                 8: 'rx_ignored', 9: 'not_rxe', 10: 'occ_expired'}
         for pt, pv in attrs(v):
             if pt in names:
                 out[names[pt]] = u(pv)
@@ -350,6 +355,54 @@ tap_ok $? "veth2 is detached"
 tap_run "rmmod rocecc; allocations balance" dp_unload
 kill $(jobs -p) 2>/dev/null
 wait 2>/dev/null
+
+# --- RoCE packets that no rxe receives: a user's socket on port 4791 -------------------
+
+# With rxe gone (its devices deleted, rdma_rxe unloaded: its socket on
+# port 4791 closed), any user may bind 0.0.0.0:4791. RoCEv2 packets of a
+# PFC priority then pass the LOCAL_IN hook and go to that socket, which
+# frees them without running an skb destructor: they must not count in
+# the occupancy (not_rxe counts them), host 1 must not pause its peer,
+# and rmmod must finish.
+tap_diag "[${SECONDS} s] RoCE packets for a user's socket on port 4791, rxe gone"
+tap_run "reload rocecc.ko, attach veth1" sh -c "insmod $DP_KO && $R dev attach veth1"
+dcb pfc set dev veth1 prio-pfc 3:on delay 0 &&
+	dcb buffer set dev veth1 prio-buffer 3:1 buffer-size all:0 0:200K 1:4K
+tap_ok $? "veth1: PFC on 3, priority 3 in a 4K buffer (xoff 1068)"
+for l in $(rdma link show 2>/dev/null | awk '$1 == "link" { sub(/\/.*/, "", $2); print $2 }'); do
+	rdma link delete "$l"
+done
+tap_run "rxe gone: its links deleted, rdma_rxe unloaded" rmmod rdma_rxe
+setpriv --reuid=65534 --regid=65534 --clear-groups "$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("0.0.0.0", 4791))
+print("bound", flush=True)
+while True:
+    s.recv(4096)
+    print("got", flush=True)' >"$work/usr.out" 2>&1 &
+usr=$!
+for _ in $(seq 50); do grep -qs bound "$work/usr.out" && break; _topo_sleep 0.1; done
+tap_run "user nobody binds 0.0.0.0:4791" grep -qs bound "$work/usr.out"
+# 20 RC SEND ONLY packets of 122 bytes on the wire, DSCP 26 (priority 3)
+ip netns exec "$TOPO_NS" "$PY" "$DP_LIB/roce_inject.py" link swp1 \
+	"$(ip netns exec "$TOPO_NS" cat /sys/class/net/swp1/address)" \
+	"$(cat /sys/class/net/veth1/address)" 10.0.0.2 10.0.0.1 ce 20
+_topo_sleep 1
+kv=$("$PY" "$work/pfc_nl.py" veth1)
+tap_diag "veth1: $kv"
+tap_is "$(grep -c got "$work/usr.out")" 20 "the user's socket received the 20 packets"
+tap_is "$(dp_kv "$kv" not_rxe) $(dp_kv "$kv" p3.occ) $(dp_kv "$kv" p3.paused)" "20 0 0" \
+	"not counted in the occupancy (not_rxe 20, occupancy 0): host 1 does not pause its peer"
+kill "$usr"
+wait "$usr" 2>/dev/null
+rmmod rocecc 2>"$work/rmmod.err" &
+rm_pid=$!
+for _ in $(seq 100); do [ -d /sys/module/rocecc ] || break; _topo_sleep 0.2; done
+! [ -d /sys/module/rocecc ]
+tap_ok $? "rmmod rocecc finishes (waited up to 20 s)" ||
+	tap_diag "$(cat "$work/rmmod.err"; dmesg | grep 'unload waits' | tail -n 2)"
+wait "$rm_pid" 2>/dev/null
 dmesg | grep -E "WARNING|BUG|Oops|Call Trace|refcount|unregister_netdevice: waiting" >"$work/dmesg"
 [ ! -s "$work/dmesg" ]
 tap_ok $? "the kernel log has no warnings" || tap_diag "$(cat "$work/dmesg")"

@@ -17,7 +17,12 @@
 #    once, a short XOFF expires by itself) with real PFC frames from the
 #    switch (the receive side, kmod/pfc_rx.c);
 #  - a paused priority holds RoCEv2 packets beyond its pfifo's limit and
-#    drops only other packets.
+#    drops only other packets;
+#  - PFC frames not sent to 01:80:c2:00:00:01, or seen only as a
+#    promiscuous port sees them, pause nothing (rx_ignored);
+#  - the pause watchdog: no continuous pause outlasts pfc_pause_max_ms,
+#    whatever the quanta; it is released and counted (tx_pause_released),
+#    and a storm of XOFFs is obeyed only half the time.
 # The harness fails the run on any kernel warning (panic_on_warn=1).
 # Run: scripts/vm --test selftests/vm/t_sch.t
 
@@ -199,14 +204,78 @@ tap_diag "[${SECONDS} s] PFC enforcement"
 # checks between XOFF and XON took 3.4 s in one CI run), and 0x100 quanta
 # 131 ms.
 pfc_send() { ip netns exec "$TOPO_NS" "${T[@]}" pfc swp1 "$@"; }
+# The pause watchdog (pfc_pause_max_ms, 10 s by default) at its 60 s
+# maximum: the checks of a 33.6 s pause must not see it end under TCG;
+# pfc_watchdog sets its own bound.
+PMAX=/sys/module/rocecc/parameters/pfc_pause_max_ms
 pfc_setup() {
 	local c
-	echo 1 >/sys/module/rocecc/parameters/pfc_speed_mbps &&
+	pmax0=$(cat "$PMAX") && echo 60000 >"$PMAX" &&
+		echo 1 >/sys/module/rocecc/parameters/pfc_speed_mbps &&
 		tc qdisc replace dev "$D" root handle 1: rocecc || return 1
 	for c in 1 2 3 4 5 6 7 8; do
 		tc qdisc add dev "$D" parent "1:$c" fq flow_limit 1000 || return 1
 	done
 	"$DP_CLI" dev attach "$D" && dcb pfc set dev "$D" prio-pfc 3:on
+}
+
+# pfcj KEY [PRIO]: a value of the PFC nest (rocecc -j dev show), of the
+# device or of priority PRIO; 0 when absent
+pfcj() {
+	"$DP_CLI" -j dev show "$D" | jq -r --arg k "$1" --arg p "${2:-}" '
+		(if type == "array" then .[0] else . end).pfc as $f |
+		(if $p == "" then $f[$k] else ($f.prio[] | select(.prio == ($p | tonumber)))[$k] end) // 0'
+}
+
+# XOFFs (0xffff quanta: 33.6 s) from the switch port that are not for host
+# 1: to veth1's own address (PACKET_HOST), to another station
+# (PACKET_OTHERHOST: seen because a veth takes every frame, as a promiscuous
+# NIC does), to another reserved group (01:80:c2:00:00:02). None pauses
+# priority 3, none is an indication; rx_ignored counts them.
+pfc_foreign() {
+	local p0 i0 x0 dm
+	p0=$(cls 1:4 packets) i0=$(pfcj rx_ignored) x0=$(pfcj indications 3)
+	for dm in "$(cat /sys/class/net/$D/address)" 02:00:00:00:99:01 01:80:c2:00:00:02; do
+		pfc_send 0x08 0xffff 1 0 "$dm"
+	done
+	"${T[@]}" udp "$D" "$dst" 0x68 5
+	_topo_sleep 0.2
+	tap_cmp "$(($(cls 1:4 packets) - p0))" -eq 5 \
+		"XOFFs to veth1's own MAC, to another station, to 01:80:c2:00:00:02: priority 3 not paused, its 5 packets went"
+	tap_is "$(($(pfcj rx_ignored) - i0)) $(($(pfcj indications 3) - x0))" "3 0" \
+		"... rx_ignored counts the 3 frames, indications[3] none"
+}
+
+# The pause watchdog: pfc_pause_max_ms 300 against one XOFF of 33.6 s (at
+# pfc_speed_mbps 1): the pause lasts 300 ms exactly (tx_pause_ns), is
+# released and counted (tx_pause_released), and the packets it held go.
+# Then XOFFs back to back for 2 s: paused 300 ms, XOFFs ignored for 300
+# ms, paused again: at least 2 releases, and the pauses obeyed are far
+# fewer than the frames.
+pfc_watchdog() {
+	local p0 r0 n0 n r ns
+	echo 300 >"$PMAX"
+	p0=$(cls 1:4 packets) r0=$(pfcj tx_pause_released 3) n0=$(pfcj tx_pause_ns 3)
+	pfc_send 0x08 0xffff 1
+	"${T[@]}" udp "$D" "$dst" 0x68 5
+	_topo_sleep 1.5
+	tap_cmp "$(($(cls 1:4 packets) - p0))" -eq 5 \
+		"pfc_pause_max_ms 300: a 33.6 s XOFF holds priority 3 no longer than that, its 5 packets went"
+	tap_is "$(($(pfcj tx_pause_released 3) - r0)) $(($(pfcj tx_pause_ns 3) - n0))" "1 300000000" \
+		"... tx_pause_released 1, and the pause lasted 300 ms exactly (tx_pause_ns)"
+	r0=$(pfcj tx_pause_released 3) n0=$(pfcj tx_pause_ns 3)
+	n=$(ip netns exec "$TOPO_NS" "${T[@]}" pfcfor swp1 0x08 0xffff 2)
+	_topo_sleep 0.5
+	r=$(($(pfcj tx_pause_released 3) - r0)) ns=$(($(pfcj tx_pause_ns 3) - n0))
+	tap_diag "storm: $n XOFFs in 2 s, $r releases, paused $((ns / 1000000)) ms"
+	tap_cmp "$r" -ge 2 "XOFFs back to back for 2 s: released at least twice"
+	tap_cmp "$ns" -le "$(((r + 1) * 300000000))" \
+		"... paused at most 300 ms per release (+ the last pause): the hold-off ignores XOFFs"
+	tap_run "pfc_pause_max_ms out of range (5, 60001) refused" sh -c \
+		"! echo 5 >$PMAX 2>/dev/null && ! echo 60001 >$PMAX 2>/dev/null &&
+		 [ \$(cat $PMAX) = 300 ]"
+	pfc_send 0x08 0 1
+	echo 60000 >"$PMAX"
 }
 
 pfc_steps() {
@@ -256,8 +325,11 @@ print([p for p in d["pfc"]["prio"] if p["prio"] == 3][0]["tx_pauses"])' 2>&1)" -
 	_topo_sleep 0.1
 	tap_cmp "$(($(cls 1:4 packets) - p0))" -eq 40 "XON: the 40 went"
 	tc qdisc replace dev "$D" parent 1:4 fq flow_limit 1000
+	pfc_foreign
+	pfc_watchdog
 	tap_run "detach, root qdisc back" sh -c "$DP_CLI dev detach $D &&
 		echo 0 >/sys/module/rocecc/parameters/pfc_speed_mbps &&
+		echo $pmax0 >$PMAX &&
 		tc qdisc replace dev $D root handle 1: rocecc"
 }
 pfc_steps

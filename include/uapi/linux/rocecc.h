@@ -389,6 +389,23 @@ enum rocecc_pfc_attr {
 	ROCECC_PFC_A_UNTRACKED,
 	/* nest: enum rocecc_pfc_prio_attr, one per priority 0..7 */
 	ROCECC_PFC_A_PRIO,
+	/*
+	 * u64: MAC control frames (PFC or PAUSE) not looked at: not sent to
+	 * 01:80:c2:00:00:01, or received only because the device is
+	 * promiscuous (not counted in indications or pause_rx)
+	 */
+	ROCECC_PFC_A_RX_IGNORED,
+	/*
+	 * u64: RoCEv2 packets of a PFC priority not measured because the
+	 * UDP socket they go to is not rdma_rxe's (another socket on port
+	 * 4791, or none): the RDMA transport never holds them
+	 */
+	ROCECC_PFC_A_NOT_RXE,
+	/*
+	 * u64: measured packets whose bytes left the occupancy because they
+	 * were still held after the module parameter pfc_occ_max_age_ms
+	 */
+	ROCECC_PFC_A_OCC_EXPIRED,
 
 	__ROCECC_PFC_A_MAX,
 	ROCECC_PFC_A_MAX = __ROCECC_PFC_A_MAX - 1
@@ -429,6 +446,12 @@ enum rocecc_pfc_prio_attr {
 	ROCECC_PFC_PRIO_A_TX_PACKETS,
 	ROCECC_PFC_PRIO_A_TX_BYTES,
 	ROCECC_PFC_PRIO_A_TX_BACKLOG,
+	/*
+	 * u64, with the transmit side: pauses the qdisc's pause watchdog
+	 * ended after the module parameter pfc_pause_max_ms (the peer kept
+	 * the priority paused that long); XOFFs are then ignored as long
+	 */
+	ROCECC_PFC_PRIO_A_TX_PAUSE_RELEASED,
 
 	__ROCECC_PFC_PRIO_A_MAX,
 	ROCECC_PFC_PRIO_A_MAX = __ROCECC_PFC_PRIO_A_MAX - 1
@@ -481,6 +504,9 @@ enum rocecc_pfc_prio_attr {
  *        ROCECC_PFC_A_SPEED: NLA_U32
  *        ROCECC_PFC_A_TX_ERRORS: NLA_U64
  *        ROCECC_PFC_A_UNTRACKED: NLA_U64
+ *        ROCECC_PFC_A_RX_IGNORED: NLA_U64
+ *        ROCECC_PFC_A_NOT_RXE: NLA_U64
+ *        ROCECC_PFC_A_OCC_EXPIRED: NLA_U64
  *        ROCECC_PFC_A_PRIO: NLA_NESTED           (8 of them, priority 0..7)
  *            ROCECC_PFC_PRIO_A_PRIO: NLA_U8
  *            ROCECC_PFC_PRIO_A_EN: NLA_U8
@@ -492,13 +518,14 @@ enum rocecc_pfc_prio_attr {
  *            ROCECC_PFC_PRIO_A_XOFF: NLA_U32
  *            ROCECC_PFC_PRIO_A_XON: NLA_U32
  *            ROCECC_PFC_PRIO_A_PAUSED: NLA_U8
- *            [the next six only while the device's root qdisc is rocecc's]
+ *            [the next seven only while the device's root qdisc is rocecc's]
  *            [ROCECC_PFC_PRIO_A_TX_PAUSED]: NLA_U8
  *            [ROCECC_PFC_PRIO_A_TX_PAUSE_NS]: NLA_U64
  *            [ROCECC_PFC_PRIO_A_TX_PAUSES]: NLA_U64
  *            [ROCECC_PFC_PRIO_A_TX_PACKETS]: NLA_U64
  *            [ROCECC_PFC_PRIO_A_TX_BYTES]: NLA_U64
  *            [ROCECC_PFC_PRIO_A_TX_BACKLOG]: NLA_U32
+ *            [ROCECC_PFC_PRIO_A_TX_PAUSE_RELEASED]: NLA_U64
  *
  * ROCECC_CMD_PARAM_GET (do and dump)
  * ----------------------------------

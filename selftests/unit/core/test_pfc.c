@@ -10,7 +10,9 @@
  * half the pause while above xon, XON at and only at xon, the latch of a
  * burst drained before the run (XOFF, then XON in the next), priorities
  * that leave or join a paused buffer, a priority moving between paused
- * buffers, several buffers' refreshes, and the release at detach.
+ * buffers, several buffers' refreshes, and the release at detach; the
+ * destination a received PFC frame must have, and the pause watchdog's
+ * bound.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -191,6 +193,36 @@ static void test_time(void)
 	       "ns_quanta: 1 s at 400 Gb/s saturates (no overflow)");
 	tap_eq(rocecc_pfc_ns_quanta(rocecc_pfc_quanta_ns(1000, 25000), 25000), 1000,
 	       "ns_quanta(quanta_ns(1000)) = 1000 at 25 Gb/s");
+}
+
+static void test_dmac_bound(void)
+{
+	static const uint8_t good[6] = { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x01 };
+	uint8_t a[6];
+	unsigned int i;
+
+	tap_ok(rocecc_pfc_dmac_ok(good), "dmac: 01:80:c2:00:00:01 is obeyed");
+	for (i = 0; i < 6; i++) {
+		memcpy(a, good, 6);
+		a[i] ^= i == 0 ? 0x01 : 0x02;
+		if (!tap_ok(!rocecc_pfc_dmac_ok(a), "dmac: a one-bit change in byte %u is not", i))
+			tap_diag("byte %u", i);
+	}
+	memcpy(a, smac, 6);
+	tap_ok(!rocecc_pfc_dmac_ok(a), "dmac: a station's unicast address is not");
+	/* pause until from + 335 ms, bound 5 s: unchanged; bound 100 ms: cut */
+	tap_eq(rocecc_pfc_pause_end(1000, 1000 + 335000000ULL, 5000000000ULL),
+	       1000 + 335000000ULL, "bound: a pause shorter than the bound is kept");
+	tap_eq(rocecc_pfc_pause_end(1000, 1000 + 335000000ULL, 100000000ULL),
+	       1000 + 100000000ULL, "bound: a longer one ends at from + bound");
+	tap_eq(rocecc_pfc_pause_end(1000, 1000 + 100000000ULL, 100000000ULL),
+	       1000 + 100000000ULL, "bound: exactly the bound is kept");
+	/* a refresh 4.9 s into a pause that began at 0: cut at 5 s */
+	tap_eq(rocecc_pfc_pause_end(0, 4900000000ULL + 335000000ULL, 5000000000ULL),
+	       5000000000ULL, "bound: a refresh cannot carry a pause past from + bound");
+	/* 0xffff quanta at 1 Mb/s (33.6 s) against the 60 s maximum bound */
+	tap_eq(rocecc_pfc_pause_end(7, 7 + rocecc_pfc_quanta_ns(0xffff, 1), 60000000000ULL),
+	       7 + rocecc_pfc_quanta_ns(0xffff, 1), "bound: 33.6 s under a 60 s bound is kept");
 }
 
 static void test_thresholds(void)
@@ -445,6 +477,7 @@ int main(void)
 	test_build();
 	test_parse();
 	test_time();
+	test_dmac_bound();
 	test_thresholds();
 	test_dscp();
 	test_gen_hysteresis();

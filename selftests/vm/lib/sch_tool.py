@@ -11,9 +11,10 @@
                                                SCM_TXTIME now + DELAY_MS
   sch_tool.py raw DEV PRIO COUNT               Ethernet frames of EtherType
                                                0x88b5 with SO_PRIORITY PRIO
-  sch_tool.py pfc DEV MASK QUANTA COUNT [GAP_MS]
+  sch_tool.py pfc DEV MASK QUANTA COUNT [GAP_MS [DMAC]]
                                                PFC frames (802.1Qbb) out of DEV:
-                                               priorities in MASK, QUANTA each
+                                               priorities in MASK, QUANTA each,
+                                               to DMAC (01:80:c2:00:00:01)
   sch_tool.py pfcfor DEV MASK QUANTA SECONDS [READY]
                                                PFC frames back to back for
                                                SECONDS (creates the file READY
@@ -96,11 +97,11 @@ def raw(dev, prio, count):
         s.send(frame)
 
 
-def pfc(dev, mask, quanta, count, gap_ms=0):
+def pfc(dev, mask, quanta, count, gap_ms=0, dmac="01:80:c2:00:00:01"):
     s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     s.bind((dev, 0))
     times = [quanta if mask & (1 << p) else 0 for p in range(8)]
-    frame = (b"\x01\x80\xc2\x00\x00\x01" + _mac(dev) + b"\x88\x08" +
+    frame = (bytes.fromhex(dmac.replace(":", "")) + _mac(dev) + b"\x88\x08" +
              struct.pack("!HH8H", 0x0101, mask, *times))
     frame += bytes(60 - len(frame))
     for _ in range(count):
@@ -178,7 +179,7 @@ def main(a):
         raw(a[1], int(a[2]), int(a[3]))
     elif cmd == "pfc":
         pfc(a[1], int(a[2], 0), int(a[3], 0), int(a[4]),
-            float(a[5]) if len(a) > 5 else 0)
+            float(a[5]) if len(a) > 5 else 0, *a[6:7])
     elif cmd == "pfcfor":
         pfcfor(a[1], int(a[2], 0), int(a[3], 0), float(a[4]),
                a[5] if len(a) > 5 else None)
