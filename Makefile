@@ -102,6 +102,9 @@ check-vm-ci: deps
 	$(MAKE) check-vm ROCECC_GUEST=6.1 || rc=1; \
 	$(MAKE) check-vm ROCECC_GUEST=6.12 \
 		VM_TESTS="$$($(TOP)/selftests/vm/run --list selftests/vm/ci-6.12 | tr '\n' ' ')" || rc=1; \
+	for f in $(BUILD)/vm-logs/failures-6.1.txt $(BUILD)/vm-logs/failures-6.12.txt; do \
+		[ ! -s $$f ] || { echo "# $$f:"; sed 's/^/# /' $$f; }; \
+	done; \
 	exit $$rc
 
 # The whole suite on every supported kernel.

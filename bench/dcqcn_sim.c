@@ -677,23 +677,20 @@ static void finish_flows(struct sim *s)
  * Run one configuration; 0, or -1 with a message if the configuration is
  * invalid. Deterministic: the same configuration gives the same result.
  */
-int sim_run(const struct sim_cfg *c, struct sim_res *r)
+static bool sim_cfg_ok(const struct sim_cfg *c)
 {
-	struct sim s = { .c = c, .r = r, .rng = c->seed };
-	double fair_bps;
-	struct sim_ev ev;
-	unsigned int i;
+	return c->nflows && c->nflows <= SIM_FLOWS_MAX && c->link_mbps &&
+	       c->link_mbps <= ROCECC_RATE_MAX_MBPS && c->pkt_bytes &&
+	       c->pkt_bytes <= 9000 && c->kmax_bytes >= c->kmin_bytes &&
+	       c->pmax >= 0 && c->pmax <= 1 && c->qsample_ns &&
+	       c->duration_ns >= 10 * c->qsample_ns &&
+	       c->steady_frac > 0 && c->steady_frac <= 1 &&
+	       !rocecc_params_validate(&c->p);
+}
 
-	if (!c->nflows || c->nflows > SIM_FLOWS_MAX || !c->link_mbps ||
-	    c->link_mbps > ROCECC_RATE_MAX_MBPS || !c->pkt_bytes ||
-	    c->pkt_bytes > 9000 || c->kmax_bytes < c->kmin_bytes ||
-	    c->pmax < 0 || c->pmax > 1 || !c->qsample_ns ||
-	    c->duration_ns < 10 * c->qsample_ns ||
-	    c->steady_frac <= 0 || c->steady_frac > 1 ||
-	    rocecc_params_validate(&c->p)) {
-		fprintf(stderr, "dcqcn_sim: invalid configuration\n");
-		return -1;
-	}
+/* The result's copy of the configuration, and the fluid model's prediction. */
+static void sim_res_init(const struct sim_cfg *c, struct sim_res *r)
+{
 	memset(r, 0, sizeof(*r));
 	snprintf(r->name, sizeof(r->name), "%s", c->name);
 	r->profile = c->profile;
@@ -709,49 +706,106 @@ int sim_run(const struct sim_cfg *c, struct sim_res *r)
 	r->seed = c->seed;
 	r->conv_jain = c->conv_jain;
 	fp_predict(c, &r->pred);
+}
 
-	s.ser_ps = (uint64_t)c->pkt_bytes * 8000000 / c->link_mbps;
-	s.d_fwd = c->delay_ns / 2;
-	s.d_rev = c->delay_ns - s.d_fwd;
-	s.steady_t0 = c->duration_ns -
-		      (uint64_t)(c->steady_frac * c->duration_ns);
-	r->steady_ns = c->duration_ns - s.steady_t0;
+/* Link timing, the measurement windows and the per-flow arrays. */
+static void sim_setup(struct sim *s)
+{
+	const struct sim_cfg *c = s->c;
+	double fair_bps;
+
+	s->ser_ps = (uint64_t)c->pkt_bytes * 8000000 / c->link_mbps;
+	s->d_fwd = c->delay_ns / 2;
+	s->d_rev = c->delay_ns - s->d_fwd;
+	s->steady_t0 = c->duration_ns -
+		       (uint64_t)(c->steady_frac * c->duration_ns);
+	s->r->steady_ns = c->duration_ns - s->steady_t0;
 	/* auto window: >= 1 ms and >= 50 packets at fair share, 100 us steps */
 	fair_bps = (double)c->link_mbps * 1e6 / c->nflows;
-	s.win_ns = c->win_ns;
-	if (!s.win_ns) {
-		s.win_ns = (uint64_t)(50.0 * 8 * c->pkt_bytes / fair_bps * 1e9);
-		s.win_ns = (s.win_ns + 99999) / 100000 * 100000;
-		if (s.win_ns < 1000000)
-			s.win_ns = 1000000;
+	s->win_ns = c->win_ns;
+	if (!s->win_ns) {
+		s->win_ns = (uint64_t)(50.0 * 8 * c->pkt_bytes / fair_bps * 1e9);
+		s->win_ns = (s->win_ns + 99999) / 100000 * 100000;
+		if (s->win_ns < 1000000)
+			s->win_ns = 1000000;
 	}
-	r->win_ns = s.win_ns;
-	s.nwin = c->duration_ns / s.win_ns;
-	s.win_bytes = calloc(s.nwin * c->nflows + 1, sizeof(*s.win_bytes));
-	s.win_pfc = calloc(s.nwin + 1, sizeof(*s.win_pfc));
-	s.f = calloc(c->nflows, sizeof(*s.f));
-	if (!s.win_bytes || !s.win_pfc || !s.f) {
+	s->r->win_ns = s->win_ns;
+	s->nwin = c->duration_ns / s->win_ns;
+	s->win_bytes = calloc(s->nwin * c->nflows + 1, sizeof(*s->win_bytes));
+	s->win_pfc = calloc(s->nwin + 1, sizeof(*s->win_pfc));
+	s->f = calloc(c->nflows, sizeof(*s->f));
+	if (!s->win_bytes || !s->win_pfc || !s->f) {
 		perror("dcqcn_sim: calloc");
 		exit(1);
 	}
 	/* per-flow rate samples: every 10 us, or N us for N > 10 flows */
-	s.rate_every = (c->nflows > 10 ? c->nflows * 1000ULL : 10000ULL) /
-		       c->qsample_ns;
-	if (!s.rate_every)
-		s.rate_every = 1;
-	s.csv_every = c->csv_ns / c->qsample_ns ? c->csv_ns / c->qsample_ns : 1;
-	if (c->csv) {
-		s.csv = fopen(c->csv, "w");
-		if (!s.csv) {
-			fprintf(stderr, "dcqcn_sim: %s: %s\n", c->csv,
-				strerror(errno));
-			return -1;
-		}
-		fprintf(s.csv, "t_us,queue_bytes");
-		for (i = 0; i < c->nflows; i++)
-			fprintf(s.csv, ",rate%u_mbps", i);
-		fputc('\n', s.csv);
+	s->rate_every = (c->nflows > 10 ? c->nflows * 1000ULL : 10000ULL) /
+			c->qsample_ns;
+	if (!s->rate_every)
+		s->rate_every = 1;
+	s->csv_every = c->csv_ns / c->qsample_ns ? c->csv_ns / c->qsample_ns : 1;
+}
+
+/* The queue/rate time series c->csv, header written; -1 if it can't open. */
+static int sim_csv_open(struct sim *s)
+{
+	unsigned int i;
+
+	s->csv = fopen(s->c->csv, "w");
+	if (!s->csv) {
+		fprintf(stderr, "dcqcn_sim: %s: %s\n", s->c->csv, strerror(errno));
+		return -1;
 	}
+	fprintf(s->csv, "t_us,queue_bytes");
+	for (i = 0; i < s->c->nflows; i++)
+		fprintf(s->csv, ",rate%u_mbps", i);
+	fputc('\n', s->csv);
+	return 0;
+}
+
+static void sim_event(struct sim *s, const struct sim_ev *ev)
+{
+	switch (ev->type) {
+	case EV_SEND:
+		if (ev->gen == s->f[ev->flow].gen)
+			ev_send(s, ev->flow, ev->t);
+		break;
+	case EV_CE:
+		ev_ce(s, ev->flow, ev->t);
+		break;
+	case EV_NP_POLL:
+		ev_np_poll(s, ev->flow, ev->t);
+		break;
+	case EV_CNP:
+		ev_cnp(s, ev->flow, ev->t);
+		break;
+	case EV_WAKE:
+		if (ev->gen == s->f[ev->flow].gen)
+			ev_wake(s, ev->flow, ev->t);
+		break;
+	case EV_TICK:
+		ev_tick(s, ev->t);
+		break;
+	case EV_DEQ:
+		ev_deq(s, ev->flow, ev->t, ev->gen);
+		break;
+	}
+}
+
+int sim_run(const struct sim_cfg *c, struct sim_res *r)
+{
+	struct sim s = { .c = c, .r = r, .rng = c->seed };
+	struct sim_ev ev;
+	unsigned int i;
+
+	if (!sim_cfg_ok(c)) {
+		fprintf(stderr, "dcqcn_sim: invalid configuration\n");
+		return -1;
+	}
+	if (c->csv && sim_csv_open(&s))
+		return -1;
+	sim_res_init(c, r);
+	sim_setup(&s);
 
 	heap_init(&s.h);
 	for (i = 0; i < c->nflows; i++) {
@@ -766,31 +820,7 @@ int sim_run(const struct sim_cfg *c, struct sim_res *r)
 
 	while (heap_pop(&s.h, &ev) && ev.t < c->duration_ns) {
 		r->events++;
-		switch (ev.type) {
-		case EV_SEND:
-			if (ev.gen == s.f[ev.flow].gen)
-				ev_send(&s, ev.flow, ev.t);
-			break;
-		case EV_CE:
-			ev_ce(&s, ev.flow, ev.t);
-			break;
-		case EV_NP_POLL:
-			ev_np_poll(&s, ev.flow, ev.t);
-			break;
-		case EV_CNP:
-			ev_cnp(&s, ev.flow, ev.t);
-			break;
-		case EV_WAKE:
-			if (ev.gen == s.f[ev.flow].gen)
-				ev_wake(&s, ev.flow, ev.t);
-			break;
-		case EV_TICK:
-			ev_tick(&s, ev.t);
-			break;
-		case EV_DEQ:
-			ev_deq(&s, ev.flow, ev.t, ev.gen);
-			break;
-		}
+		sim_event(&s, &ev);
 	}
 
 	r->mark_frac = s.st_arrived ? (double)s.st_marked / s.st_arrived : 0;

@@ -58,11 +58,12 @@
  *
  * Helpers: bpf_skb_load_bytes, bpf_skb_store_bytes, bpf_l3_csum_replace
  * (4.x), bpf_clone_redirect, bpf_skb_change_tail, bpf_skb_vlan_push/pop,
- * bpf_spin_lock (5.1), bpf_loop (5.17), bpf_skb_set_tstamp (5.18), maps,
- * ktime. Kconfig
+ * bpf_spin_lock (5.1), bpf_sk_fullsock and skb->sk (5.1), bpf_loop
+ * (5.17), bpf_skb_set_tstamp (5.18), maps, ktime. Kconfig
  * CONFIG_HZ through libbpf (the budget is in jiffies). Nothing newer than
- * 5.18, and no kernel struct is read (only struct __sk_buff), so no CO-RE
- * relocation is needed: one object, unchanged, for 6.1 and later.
+ * 5.18, and no kernel struct is read (only struct __sk_buff and struct
+ * bpf_sock), so no CO-RE relocation is needed: one object, unchanged, for
+ * 6.1 and later.
  */
 /* Every function of the shared core inlined: see "Inlining and locking" */
 #define inline inline __attribute__((__always_inline__))
@@ -82,6 +83,11 @@
 #include <rocecc/dcqcn.h>
 #include <rocecc/pacing.h>
 #include "dcqcn_bpf.h"
+
+/* struct bpf_sock's values (the socket headers are not for BPF) */
+#define DP_AF_INET		2
+#define DP_SOCK_DGRAM		2
+#define DP_IPPROTO_UDP		17
 
 /* Headers are copied into this much room: all the parser reads, and a CNP */
 #define DP_BUF_LEN	128
@@ -122,10 +128,11 @@ struct dp_ev {
 	__u8 paced;			/* a request, not a READ response */
 	__u8 pace;			/* ... and the netdev paces */
 	__u8 ack_req;
+	__u8 may_ask;			/* AckReq may be set on it */
 	__u8 done;			/* out: applied */
 	__u8 cnp;			/* out: a deferred CNP is due */
 	__u8 handled;			/* out: the CNP cut */
-	__u8 pad;
+	__u8 pad[7];
 };
 
 struct dp_scratch {
@@ -195,11 +202,13 @@ const volatile __u32 dcqcn_cnp_mark = DCQCN_CNP_MARK_DEFAULT;
  * dcqcn_test_now_ns; with dcqcn_test_no_clone a CNP that is due is left
  * armed in the hand-over slot instead of being cloned, for the test to run
  * dcqcn_egress on the frame itself (BPF_PROG_TEST_RUN has no second hook
- * to run). Read-only data: for everybody else the verifier removes the
- * branches.
+ * to run); with dcqcn_test_any_sock egress takes any socket, the one
+ * BPF_PROG_TEST_RUN makes up for its skb too, as rxe's (dp_rxe_sock()).
+ * Read-only data: for everybody else the verifier removes the branches.
  */
 const volatile bool dcqcn_test_clock;
 const volatile bool dcqcn_test_no_clone;
+const volatile bool dcqcn_test_any_sock;
 __u64 dcqcn_test_now_ns;
 __u64 dcqcn_test_clones;
 
@@ -261,6 +270,38 @@ static __always_inline int dp_parse(struct __sk_buff *skb,
 	if (bpf_skb_load_bytes(skb, 0, s->buf, len))
 		return ROCECC_TRUNCATED;
 	return rocecc_parse_eth(s->buf, len, skb->len, &s->pkt);
+}
+
+/*
+ * Did one of rxe's QP sockets send @skb? rxe sends every packet of a QP
+ * with skb->sk set to the QP's own socket (rxe_send(), 6.1 and 6.12), an
+ * AF_INET UDP socket it made with sock_create_kern() and never binds; the
+ * module checks that it is a kernel socket (sk_kern_sock) whose
+ * sk_user_data is a QP of the device. Neither is in struct bpf_sock, and
+ * a TC program of 6.1 cannot read struct sock (no bpf_rdonly_cast();
+ * bpf_skc_to_udp6_sock() is for IPv6 sockets only; a probe read would
+ * need the socket's address as a number, which the verifier gives only
+ * with CAP_PERFMON and outside lockdown's confidentiality mode). What
+ * struct bpf_sock does show tells the same apart: a socket a process
+ * sends from always has a local port, because sending on an unbound UDP
+ * socket binds it to an ephemeral port first (inet_send_prepare(),
+ * udp_sendmsg()), and raw and packet sockets are not UDP. So: a full
+ * AF_INET datagram socket of protocol UDP with local port 0, which only
+ * the kernel's own sockets are.
+ */
+static __always_inline bool dp_rxe_sock(struct __sk_buff *skb)
+{
+	struct bpf_sock *sk = skb->sk;
+
+	if (dcqcn_test_any_sock)
+		return true;
+	if (!sk)
+		return false;
+	sk = bpf_sk_fullsock(sk);
+	if (!sk)
+		return false;
+	return sk->family == DP_AF_INET && sk->type == DP_SOCK_DGRAM &&
+	       sk->protocol == DP_IPPROTO_UDP && sk->src_port == 0;
 }
 
 /*
@@ -617,17 +658,15 @@ static __always_inline long dp_rp_try(void *data, bool is_cnp)
 			f->unpaced_pkts++;
 	}
 	if (!is_cnp && e->pace) {
-		/*
-		 * may_ask false: setting AckReq means rewriting the ICRC, a
-		 * loop over the payload the verifier does not take here, so
-		 * this engine keeps the budget cap alone (pacing.h).
-		 */
+		/* AckReq is set by the caller (dp_set_ackreq()) */
 		e->depart = rocecc_pace(&f->pace, &f->rp, now, e->len,
-					e->ack_req, false,
+					e->ack_req, e->may_ask,
 					(__u64)d->max_delay_us * 1000U,
 					&e->flags);
 		if (e->flags & ROCECC_PACE_CAPPED)
 			f->pacing_capped++;
+		if (e->flags & ROCECC_PACE_ACKREQ)
+			f->pacing_ackreq++;
 		if (e->flags & ROCECC_PACE_DELAYED)
 			f->pacing_delayed++;
 	}
@@ -693,6 +732,33 @@ __noinline int dp_rp_event(struct dp_ev *e)
 }
 
 /*
+ * Set BTH AckReq on the request @p (parsed from @skb, which holds it all)
+ * and mend its ICRC by what the bit changes (rocecc_icrc_flip(): no read
+ * of the payload, which the verifier could not bound), as the module does
+ * with rocecc_icrc_set_ackreq(). The UDP checksum is 0
+ * (rocecc_pace_may_ask()), so nothing else covers the bit. 0 or -1.
+ */
+static __always_inline int dp_set_ackreq(struct __sk_buff *skb,
+					 const struct rocecc_pkt *p)
+{
+	__u32 off = p->bth_off + 8, icrc;
+	__s32 after = rocecc_icrc_after(p, off);
+	__u8 b, c[ROCECC_ICRC_LEN];
+
+	if (after < 0 || bpf_skb_load_bytes(skb, off, &b, 1) ||
+	    bpf_skb_load_bytes(skb, p->icrc_off, c, sizeof(c)))
+		return -1;
+	b |= ROCECC_BTH_ACKREQ;
+	icrc = rocecc_get_le32(c) ^
+	       rocecc_icrc_flip(ROCECC_BTH_ACKREQ, (__u32)after);
+	rocecc_put_le32(c, icrc);
+	if (bpf_skb_store_bytes(skb, off, &b, 1, 0) ||
+	    bpf_skb_store_bytes(skb, p->icrc_off, c, sizeof(c), 0))
+		return -1;
+	return 0;
+}
+
+/*
  * A data packet @p of class @cls leaves: the RP of its flow @key, and its
  * departure time. Returns whether a deferred CNP became due (prepared in
  * the CNP slot, to be sent by the caller).
@@ -703,6 +769,7 @@ static __always_inline bool dp_egress_data(struct __sk_buff *skb,
 					   const struct dcqcn_dev *d,
 					   const struct dcqcn_flow_key *key,
 					   struct dcqcn_stats *st,
+					   const __u8 *buf,
 					   struct dp_ev *e, __u64 now)
 {
 	__builtin_memset(e, 0, sizeof(*e));
@@ -712,11 +779,16 @@ static __always_inline bool dp_egress_data(struct __sk_buff *skb,
 	e->paced = cls == ROCECC_DATA_PACED;
 	e->pace = cls == ROCECC_DATA_PACED && (d->flags & DCQCN_DEV_PACE);
 	e->ack_req = p->bth.ack_req;
+	e->may_ask = e->pace && (d->flags & DCQCN_DEV_ACKREQ) &&
+		     rocecc_pace_may_ask(p, buf, DP_BUF_LEN);
 	dp_rp_event(e);
 	if (!e->done)
 		dp_inc(st, DCQCN_STAT_RP_CONTENDED);
 	if (e->flags & ROCECC_PACE_CAPPED)
 		dp_inc(st, ROCECC_STAT_PACING_CAPPED);
+	if (e->flags & ROCECC_PACE_ACKREQ)
+		dp_inc(st, dp_set_ackreq(skb, p) ? ROCECC_STAT_MALFORMED :
+			   ROCECC_STAT_PACING_ACKREQ);
 	if (e->flags & ROCECC_PACE_DELAYED) {
 		dp_inc(st, ROCECC_STAT_PACING_DELAYED);
 		bpf_skb_set_tstamp(skb, e->depart,
@@ -782,6 +854,11 @@ int dcqcn_egress(struct __sk_buff *skb)
 	if (p->bth.opcode == ROCECC_OP_CNP)
 		return TC_ACT_UNSPEC;	/* ours, or someone's: untouched */
 	st = bpf_map_lookup_elem(&dp_stats, &ifindex);
+	/* not rxe's: a user's, neither marked nor tracked nor paced */
+	if (!dp_rxe_sock(skb)) {
+		dp_inc(st, DCQCN_STAT_TX_NOT_RXE);
+		return TC_ACT_UNSPEC;
+	}
 
 	if (p->ecn == ROCECC_ECN_NOT_ECT && !dp_set_ect0(skb, p))
 		dp_inc(st, ROCECC_STAT_ECT_MARKED);
@@ -800,7 +877,8 @@ int dcqcn_egress(struct __sk_buff *skb)
 		f = dp_flow_get(&key, st);
 		if (!f)
 			return TC_ACT_UNSPEC;
-		cnp = dp_egress_data(skb, p, cls, d, &key, st, &s->ev, now);
+		cnp = dp_egress_data(skb, p, cls, d, &key, st, s->buf,
+				     &s->ev, now);
 	}
 	if (cnp && f) {
 		dp_inc(st, DCQCN_STAT_CNP_DEFERRED);

@@ -9,11 +9,13 @@
  * the module's semantics (kmod/hooks.c, rp.c, np.c) and the same shared
  * core (include/rocecc/):
  *
- *  egress   RoCEv2 packets leaving Not-ECT are marked ECT(0) (CNPs left
- *	     alone); RC/UC requests and RC READ responses go to their flow
+ *  egress   only packets of rxe's QP sockets (dp_rxe_sock(); others are
+ *	     counted in tx_not_rxe and left alone): RoCEv2 packets
+ *	     leaving Not-ECT are marked ECT(0) (CNPs left alone); RC/UC requests and RC READ responses go to their flow
  *	     (remote address, remote QPN = BTH DestQP, ifindex), drive
  *	     rocecc_rp_on_send() and, requests only, get an EDT departure
- *	     time from rocecc_pace() (fq honours it).
+ *	     time from rocecc_pace() (fq honours it) and, when it says
+ *	     so, BTH AckReq with the ICRC mended (rocecc_icrc_flip()).
  *  ingress  a CNP with a valid ICRC for local QP l, sent by l's peer per
  *	     the QP map, drives rocecc_rp_on_cnp() of l's flow and is
  *	     consumed; a CE-marked RC/UC packet for local QP l drives
@@ -101,15 +103,17 @@
 
 /* struct dcqcn_dev flags */
 #define DCQCN_DEV_PACE		0x1	/* the root qdisc paces (fq) */
+#define DCQCN_DEV_ACKREQ	0x2	/* pacing may set AckReq (pacing_ack_req) */
 
 /* dp_devs value: one attached netdev. */
 struct dcqcn_dev {
 	struct rocecc_params params;	/* validated by the loader */
 	__u32 line_rate_kbps;		/* 0: unknown */
 	__u32 flags;			/* DCQCN_DEV_* */
-	__u32 budget_pct;		/* share of the QP's timeout: 50 */
-	__u32 default_budget_us;	/* until the timeout is known: 8000 */
-	__u32 max_delay_us;		/* no packet held longer: 1000000 */
+	/* the module's pacing_* parameters, defaults ROCECC_PACE_* */
+	__u32 budget_pct;		/* share of the QP's timeout */
+	__u32 default_budget_us;	/* until the timeout is known */
+	__u32 max_delay_us;		/* no packet held longer */
 	__u32 pad;
 };
 
@@ -164,6 +168,7 @@ struct dcqcn_flow {
 	__u64 unpaced_pkts;		/* READ responses: counted, not delayed */
 	__u64 pacing_delayed;
 	__u64 pacing_capped;
+	__u64 pacing_ackreq;		/* packets given AckReq by pacing */
 	__u64 cnp_tx_errors;		/* CNPs due that could not be sent */
 	__u64 last_cnp_rx;		/* ns (CLOCK_MONOTONIC), 0 = never */
 	__u64 last_cnp_tx;
@@ -193,6 +198,12 @@ enum dcqcn_stat {
 	DCQCN_STAT_CNP_DEFERRED,
 	/* RP events given up: other CPUs changed the flow at every try */
 	DCQCN_STAT_RP_CONTENDED,
+	/*
+	 * RoCEv2 packets leaving from a socket that is not an rxe QP's (a
+	 * user's UDP socket, say): untouched, neither ECT-marked nor
+	 * tracked nor paced (the module's tx_not_rxe)
+	 */
+	DCQCN_STAT_TX_NOT_RXE,
 
 	__DCQCN_STAT_MAX
 };
@@ -214,6 +225,7 @@ static inline const char *dcqcn_stat_name(unsigned int id)
 		"cnp_tx_errors",
 		"cnp_deferred",
 		"rp_contended",
+		"tx_not_rxe",
 	};
 
 	if (id < __ROCECC_STAT_MAX || id >= __DCQCN_STAT_MAX)

@@ -115,13 +115,105 @@ static bool rocecc_name_ok(const char *name)
 	return strcmp(name, "default") != 0;
 }
 
+/*
+ * The device @ifindex and/or @name names, if it may be attached: a
+ * registered Ethernet device of the initial netns that the BPF engine
+ * does not drive. RTNL held. ERR_PTR() with @extack set otherwise.
+ */
+static struct net_device *rocecc_dev_attachable(u32 ifindex, const char *name,
+						struct netlink_ext_ack *extack)
+{
+	struct net_device *netdev;
+
+	ASSERT_RTNL();
+	if (ifindex)
+		netdev = __dev_get_by_index(&init_net, ifindex);
+	else
+		netdev = __dev_get_by_name(&init_net, name);
+	if (!netdev || netdev->reg_state != NETREG_REGISTERED) {
+		NL_SET_ERR_MSG_MOD(extack, "no such device in the initial netns");
+		return ERR_PTR(-ENODEV);
+	}
+	if (ifindex && name && strcmp(netdev->name, name)) {
+		NL_SET_ERR_MSG_MOD(extack, "ifindex and name refer to different devices");
+		return ERR_PTR(-EINVAL);
+	}
+	if (netdev->type != ARPHRD_ETHER || (netdev->flags & IFF_LOOPBACK)) {
+		NL_SET_ERR_MSG_MOD(extack, "not an Ethernet device: RoCEv2 runs over Ethernet");
+		return ERR_PTR(-EOPNOTSUPP);
+	}
+	if (!rocecc_name_ok(netdev->name)) {
+		NL_SET_ERR_MSG_MOD(extack, "the name 'default' clashes with net.rocecc.default");
+		return ERR_PTR(-EINVAL);
+	}
+	/* The two engines never drive one netdev (bpf_engine.c). */
+	if (rocecc_bpf_engine_drives(netdev)) {
+		NL_SET_ERR_MSG_MOD(extack, ROCECC_BPF_ENGINE_DRIVES);
+		return ERR_PTR(-EBUSY);
+	}
+	return netdev;
+}
+
+/*
+ * A new, unpublished object for @netdev: its counters and its own
+ * parameter block, a copy of the default set (rocecc_lock held).
+ */
+static struct rocecc_dev *rocecc_dev_alloc(const struct net_device *netdev)
+{
+	struct rocecc_dev *rdev;
+	struct rocecc_pset *ps;
+	int cpu;
+
+	/* One object per attached device, freed after detach. */
+	rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
+	if (!rdev)
+		return NULL;
+	rdev->ifindex = netdev->ifindex;
+	strscpy(rdev->name, netdev->name, sizeof(rdev->name));
+
+	/* Per-CPU counters: see struct rocecc_pcpu_ctrs. */
+	rdev->ctrs = alloc_percpu_gfp(struct rocecc_pcpu_ctrs,
+				      GFP_KERNEL | __GFP_ZERO);
+	if (!rdev->ctrs)
+		goto err;
+	for_each_possible_cpu(cpu)
+		u64_stats_init(&per_cpu_ptr(rdev->ctrs, cpu)->syncp);
+
+	ps = kmalloc(sizeof(*ps), GFP_KERNEL);
+	if (!ps)
+		goto err;
+	ps->p = *rocecc_params_locked(NULL);
+	RCU_INIT_POINTER(rdev->params, ps);
+	return rdev;
+
+err:
+	rocecc_dev_free(rdev);
+	return NULL;
+}
+
+/*
+ * Publish @rdev for @netdev: from here the datapath, dcbnl and genl find
+ * it. RTNL and rocecc_lock held, the table slot reserved.
+ */
+static void rocecc_dev_publish(struct rocecc_dev *rdev,
+			       struct net_device *netdev)
+{
+	WARN_ON_ONCE(xa_err(xa_store(&rocecc_devs, rdev->ifindex, rdev,
+				     GFP_KERNEL)));
+	netdev_hold(netdev, &rdev->dev_tracker, GFP_KERNEL);
+	rdev->netdev = netdev;
+	/* dcbnl runs under RTNL, which we hold: it sees a complete device. */
+	rocecc_dcb_publish(rdev, netdev);
+	rocecc_devs_gen++;
+	rocecc_genl_notify_dev(ROCECC_CMD_DEV_ATTACHED, rdev);
+}
+
 int rocecc_dev_attach(u32 ifindex, const char *name,
 		      struct netlink_ext_ack *extack)
 {
 	struct net_device *netdev;
 	struct rocecc_dev *rdev;
-	struct rocecc_pset *ps;
-	int cpu, err;
+	int err;
 
 	/*
 	 * RTNL keeps the device registered from the lookup until it is in
@@ -129,34 +221,9 @@ int rocecc_dev_attach(u32 ifindex, const char *name,
 	 * cannot run in between.
 	 */
 	rtnl_lock();
-	if (ifindex)
-		netdev = __dev_get_by_index(&init_net, ifindex);
-	else
-		netdev = __dev_get_by_name(&init_net, name);
-	if (!netdev || netdev->reg_state != NETREG_REGISTERED) {
-		NL_SET_ERR_MSG_MOD(extack, "no such device in the initial netns");
-		err = -ENODEV;
-		goto out_rtnl;
-	}
-	if (ifindex && name && strcmp(netdev->name, name)) {
-		NL_SET_ERR_MSG_MOD(extack, "ifindex and name refer to different devices");
-		err = -EINVAL;
-		goto out_rtnl;
-	}
-	if (netdev->type != ARPHRD_ETHER || (netdev->flags & IFF_LOOPBACK)) {
-		NL_SET_ERR_MSG_MOD(extack, "not an Ethernet device: RoCEv2 runs over Ethernet");
-		err = -EOPNOTSUPP;
-		goto out_rtnl;
-	}
-	if (!rocecc_name_ok(netdev->name)) {
-		NL_SET_ERR_MSG_MOD(extack, "the name 'default' clashes with net.rocecc.default");
-		err = -EINVAL;
-		goto out_rtnl;
-	}
-	/* The two engines never drive one netdev (bpf_engine.c). */
-	if (rocecc_bpf_engine_drives(netdev)) {
-		NL_SET_ERR_MSG_MOD(extack, ROCECC_BPF_ENGINE_DRIVES);
-		err = -EBUSY;
+	netdev = rocecc_dev_attachable(ifindex, name, extack);
+	if (IS_ERR(netdev)) {
+		err = PTR_ERR(netdev);
 		goto out_rtnl;
 	}
 
@@ -166,41 +233,18 @@ int rocecc_dev_attach(u32 ifindex, const char *name,
 		err = -EEXIST;
 		goto out_unlock;
 	}
-
-	/* One object per attached device, freed after detach. */
-	rdev = kzalloc(sizeof(*rdev), GFP_KERNEL);
+	rdev = rocecc_dev_alloc(netdev);
 	if (!rdev) {
 		err = -ENOMEM;
 		goto out_unlock;
 	}
-	rdev->ifindex = netdev->ifindex;
-	strscpy(rdev->name, netdev->name, sizeof(rdev->name));
-
-	/* Per-CPU counters: see struct rocecc_pcpu_ctrs. */
-	rdev->ctrs = alloc_percpu_gfp(struct rocecc_pcpu_ctrs,
-				      GFP_KERNEL | __GFP_ZERO);
-	if (!rdev->ctrs) {
-		err = -ENOMEM;
-		goto out_free;
-	}
-	for_each_possible_cpu(cpu)
-		u64_stats_init(&per_cpu_ptr(rdev->ctrs, cpu)->syncp);
-
-	/* The device's own parameter block, a copy of the default set. */
-	ps = kmalloc(sizeof(*ps), GFP_KERNEL);
-	if (!ps) {
-		err = -ENOMEM;
-		goto out_free;
-	}
-	ps->p = *rocecc_params_locked(NULL);
-	RCU_INIT_POINTER(rdev->params, ps);
 
 	/* The datapath's checks (fq qdisc) and its per-device state. */
 	err = rocecc_dp_dev_attach(rdev, netdev, extack);
 	if (err)
 		goto out_free;
 
-	/* Software DCB state (installs no ops yet: see below). */
+	/* Software DCB state (installs no ops yet: rocecc_dev_publish()). */
 	err = rocecc_dcb_attach(rdev, netdev);
 	if (err)
 		goto out_free;
@@ -221,15 +265,7 @@ int rocecc_dev_attach(u32 ifindex, const char *name,
 		goto out_free;
 	}
 
-	/* Published: from here the datapath can find it. */
-	WARN_ON_ONCE(xa_err(xa_store(&rocecc_devs, rdev->ifindex, rdev,
-				     GFP_KERNEL)));
-	netdev_hold(netdev, &rdev->dev_tracker, GFP_KERNEL);
-	rdev->netdev = netdev;
-	/* dcbnl runs under RTNL, which we hold: it sees a complete device. */
-	rocecc_dcb_publish(rdev, netdev);
-	rocecc_devs_gen++;
-	rocecc_genl_notify_dev(ROCECC_CMD_DEV_ATTACHED, rdev);
+	rocecc_dev_publish(rdev, netdev);
 	mutex_unlock(&rocecc_lock);
 	rtnl_unlock();
 	pr_info("%s: attached\n", rdev->name);

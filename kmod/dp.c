@@ -42,10 +42,10 @@ unsigned int rocecc_flow_idle_ms = 10000;
 unsigned int rocecc_qp_max = 16384;
 unsigned int rocecc_qp_unresolved_max = 256;
 unsigned int rocecc_qp_revalidate_ms = 1000;
-unsigned int rocecc_pacing_budget_pct = 20;
-bool rocecc_pacing_ack_req = true;
-unsigned int rocecc_pacing_default_budget_us = 8000;
-unsigned int rocecc_pacing_max_delay_us = 1000000;
+unsigned int rocecc_pacing_budget_pct = ROCECC_PACE_BUDGET_PCT;
+bool rocecc_pacing_ack_req = ROCECC_PACE_ACK_REQ;
+unsigned int rocecc_pacing_default_budget_us = ROCECC_PACE_DEFAULT_BUDGET_US;
+unsigned int rocecc_pacing_max_delay_us = ROCECC_PACE_MAX_DELAY_US;
 
 /*
  * Tables: up to 2^20 entries (a flow is about 500 bytes). Times: 100 ms to

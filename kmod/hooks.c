@@ -140,43 +140,31 @@ static bool rocecc_set_ect0(struct sk_buff *skb, u8 pf)
 }
 
 /*
- * Can the hook set BTH AckReq on the RC request @pkt (parsed from @data)?
- * Only where rxe left the UDP checksum 0 (it always does): nothing but
- * the ICRC then covers the bit.
+ * Can the hook set BTH AckReq on the request @pkt (parsed from @data)?
+ * The packet's side of it is the core's (rocecc_pace_may_ask()).
  */
 static bool rocecc_may_ask(const struct rocecc_pkt *pkt, const u8 *data,
 			   u32 n)
 {
-	if (!READ_ONCE(rocecc_pacing_ack_req) || pkt->bth.ack_req ||
-	    ROCECC_OP_TRANSPORT(pkt->bth.opcode) != ROCECC_TRANSPORT_RC ||
-	    pkt->l4_off + ROCECC_UDP_HLEN > n)
-		return false;
-	return !data[pkt->l4_off + 6] && !data[pkt->l4_off + 7];
+	return READ_ONCE(rocecc_pacing_ack_req) &&
+	       rocecc_pace_may_ask(pkt, data, n);
 }
 
 /*
  * Set BTH AckReq on @skb (the RoCE packet @pkt, IP length @plen) and
- * write its new ICRC: the responder then acknowledges it (rocecc/pacing.h,
- * "Asking for ACKs"). The whole packet is made linear and writable for
- * the CRC; rxe builds it linear, so this copies nothing in practice.
+ * mend its ICRC: the responder then acknowledges it (rocecc/pacing.h,
+ * "Asking for ACKs"). rocecc_icrc_set_ackreq() changes the ICRC by what
+ * the bit changes (icrc.h), as the BPF engine does; only the BTH and the
+ * ICRC need to be writable, but they are at both ends of the packet, so
+ * the whole of it is made so (rxe builds it linear: nothing is copied in
+ * practice).
  */
 static bool rocecc_set_ackreq(struct sk_buff *skb,
 			      const struct rocecc_pkt *pkt, u32 plen)
 {
-	int off = skb_network_offset(skb);
-	u32 icrc;
-	u8 *ip;
-
-	if (skb_ensure_writable(skb, off + plen))
+	if (skb_ensure_writable(skb, skb_network_offset(skb) + plen))
 		return false;
-	ip = skb_network_header(skb);
-	ip[pkt->bth_off + 8] |= ROCECC_BTH_ACKREQ;
-	if (rocecc_icrc_calc(ip, plen, pkt, &icrc)) {
-		ip[pkt->bth_off + 8] &= ~ROCECC_BTH_ACKREQ;
-		return false;
-	}
-	rocecc_icrc_put(ip, pkt, icrc);
-	return true;
+	return !rocecc_icrc_set_ackreq(skb_network_header(skb), plen, pkt);
 }
 
 static void rocecc_flow_touch(struct rocecc_flow *f)

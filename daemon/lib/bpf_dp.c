@@ -62,9 +62,10 @@ int bpf_dp_dev_cfg_init(struct bpf_dp_dev_cfg *c, unsigned int profile)
 {
 	memset(c, 0, sizeof(*c));
 	c->pace = true;
-	c->budget_pct = 50;
-	c->default_budget_us = 8000;
-	c->max_delay_us = 1000000;
+	c->ack_req = ROCECC_PACE_ACK_REQ;
+	c->budget_pct = ROCECC_PACE_BUDGET_PCT;
+	c->default_budget_us = ROCECC_PACE_DEFAULT_BUDGET_US;
+	c->max_delay_us = ROCECC_PACE_MAX_DELAY_US;
 	return rocecc_params_load(&c->params, profile);
 }
 
@@ -336,7 +337,8 @@ static int write_dev(struct bpf_dp *dp, uint32_t ifindex,
 	struct dcqcn_dev d = {
 		.params = c->params,
 		.line_rate_kbps = c->line_rate_kbps,
-		.flags = c->pace ? DCQCN_DEV_PACE : 0,
+		.flags = (c->pace ? DCQCN_DEV_PACE : 0) |
+			 (c->ack_req ? DCQCN_DEV_ACKREQ : 0),
 		.budget_pct = c->budget_pct,
 		.default_budget_us = c->default_budget_us,
 		.max_delay_us = c->max_delay_us,
@@ -449,6 +451,7 @@ int bpf_dp_dev_get(struct bpf_dp *dp, uint32_t ifindex,
 	c->params = d.params;
 	c->line_rate_kbps = d.line_rate_kbps;
 	c->pace = d.flags & DCQCN_DEV_PACE;
+	c->ack_req = d.flags & DCQCN_DEV_ACKREQ;
 	c->budget_pct = d.budget_pct;
 	c->default_budget_us = d.default_budget_us;
 	c->max_delay_us = d.max_delay_us;
@@ -754,6 +757,7 @@ void bpf_dp_flow_put(struct nlmsghdr *nlh, const struct dcqcn_flow_key *k,
 	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_PACKETS, f->pkts);
 	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_PACING_DELAYED, f->pacing_delayed);
 	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_PACING_CAPPED, f->pacing_capped);
+	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_PACING_ACKREQ, f->pacing_ackreq);
 	mnl_attr_put_u64(nlh, ROCECC_FLOW_A_PACING_BACKLOG,
 			 f->pace.next_tx > now ? f->pace.next_tx - now : 0);
 	if (f->budget_known)

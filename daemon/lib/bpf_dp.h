@@ -51,6 +51,7 @@ struct bpf_dp_dev_cfg {
 	struct rocecc_params params;
 	uint32_t line_rate_kbps;	/* 0: unknown */
 	bool pace;			/* the root qdisc paces (fq) */
+	bool ack_req;			/* the module's pacing_ack_req */
 	uint32_t budget_pct;		/* the module's pacing_budget_pct */
 	uint32_t default_budget_us;	/* ... pacing_default_budget_us */
 	uint32_t max_delay_us;		/* ... pacing_max_delay_us */

@@ -38,6 +38,7 @@ static const enum rd_family rd_stat_family[__DCQCN_STAT_MAX] = {
 	[DCQCN_STAT_CNP_TX_ERRORS] = RDF_DP_CNP_TX_ERRORS,
 	[DCQCN_STAT_CNP_DEFERRED] = RDF_DP_CNP_DEFERRED,
 	[DCQCN_STAT_RP_CONTENDED] = RDF_DP_RP_CONTENDED,
+	[DCQCN_STAT_TX_NOT_RXE] = RDF_DP_TX_NOT_RXE,
 };
 
 enum rd_family rd_family_of_stat(unsigned int stat)

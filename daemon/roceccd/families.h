@@ -133,6 +133,7 @@
 	RD_FAMILY_BPFSTAT(F, CNP_TX_ERRORS, "cnp_tx_errors")		\
 	RD_FAMILY_BPFSTAT(F, CNP_DEFERRED, "cnp_deferred")		\
 	RD_FAMILY_BPFSTAT(F, RP_CONTENDED, "rp_contended")		\
+	RD_FAMILY_BPFSTAT(F, TX_NOT_RXE, "tx_not_rxe")			\
 	/* the BPF datapath's loader in the daemon (bpfdp.c) */		\
 	F(BPF_ERRORS, "rocecc_bpf_errors_total", COUNTER,		\
 	  "Failed loads, attachments, detachments and dp_qps updates of the BPF datapath.") \

@@ -23,7 +23,9 @@
  * value and rocecc_icrc_get()/rocecc_icrc_put() do the byte order.
  * Sources: docs/dcqcn.md §4.4, IBTA Annex A17, rxe_icrc.c.
  *
- * Not for BPF: the CRC loops over the payload.
+ * rocecc_icrc_calc() loops over the payload: not for BPF. What a BPF
+ * program can afford is rocecc_icrc_flip(): the change of the ICRC when
+ * bits of one covered byte change, without reading the rest.
  */
 #ifndef _ROCECC_ICRC_H
 #define _ROCECC_ICRC_H
@@ -166,6 +168,105 @@ static inline void rocecc_icrc_put(__u8 *buf, const struct rocecc_pkt *p,
 				   __u32 icrc)
 {
 	rocecc_put_le32(buf + p->icrc_off, icrc);
+}
+
+/* CRC-32 polynomial, reflected: bit 31 is the coefficient of x^0 */
+#define ROCECC_CRC32_POLY	0xedb88320U
+
+/* Bytes after a changed one that rocecc_icrc_flip() handles: < 2^16 */
+#define ROCECC_ICRC_FLIP_BITS	16
+
+/*
+ * @a * @b mod the CRC-32 polynomial, both reflected (bit 31 is x^0).
+ * No branch on the data: a BPF verifier walks it once.
+ */
+static inline __u32 rocecc_crc32_mulmod(__u32 a, __u32 b)
+{
+	__u32 p = 0;
+	int i;
+
+	for (i = 0; i < 32; i++) {
+		p ^= b & (0U - ((a >> (31 - i)) & 1U));
+		b = (b >> 1) ^ (ROCECC_CRC32_POLY & (0U - (b & 1U)));
+	}
+	return p;
+}
+
+/**
+ * rocecc_icrc_flip() - the ICRC's change when bits of one byte change
+ * @mask: the bits that change (xor) in a byte the ICRC covers
+ * @after: how many covered bytes follow that byte, up to the ICRC;
+ *	   less than 2^ROCECC_ICRC_FLIP_BITS
+ *
+ * A CRC is linear: changing message bits by E changes the CRC by the CRC
+ * of E alone without the initial value or the final complement, here
+ * @mask followed by @after zero bytes, that is crc(@mask) * x^(8 @after)
+ * mod the polynomial. x^(8 @after) is the product of the table's powers
+ * x^(8 * 2^k) for the bits k of @after. Sixteen products of 32 steps
+ * each, with no loop over the packet and no branch on the data, so a BPF
+ * program can set a bit (BTH AckReq) and mend the ICRC in place; a
+ * packet whose ICRC was wrong stays wrong.
+ *
+ * Return: the value to xor into the ICRC (rocecc_icrc_get() order).
+ */
+static inline __u32 rocecc_icrc_flip(__u8 mask, __u32 after)
+{
+	/* x^(8 * 2^k) mod the polynomial, reflected */
+	static const __u32 x8n[ROCECC_ICRC_FLIP_BITS] = {
+		0x00800000, 0x00008000, 0xedb88320, 0xb1e6b092,
+		0xa06a2517, 0xed627dae, 0x88d14467, 0xd7bbfe6a,
+		0xec447f11, 0x8e7ea170, 0x6427800e, 0x4d47bae0,
+		0x09fe548f, 0x83852d0f, 0x30362f1a, 0x7b5a9cc3,
+	};
+	__u32 d = rocecc_crc32_le(0, &mask, 1), m;
+	int k;
+
+	for (k = 0; k < ROCECC_ICRC_FLIP_BITS; k++) {
+		m = 0U - ((after >> k) & 1U);
+		d = (rocecc_crc32_mulmod(d, x8n[k]) & m) | (d & ~m);
+	}
+	return d;
+}
+
+/*
+ * The covered bytes after byte @off of parsed packet @p, up to its ICRC,
+ * or -1 if @off is not before the ICRC or too far from it for
+ * rocecc_icrc_flip().
+ */
+static inline __s32 rocecc_icrc_after(const struct rocecc_pkt *p, __u32 off)
+{
+	__u32 n;
+
+	if (off >= p->icrc_off)
+		return -1;
+	n = p->icrc_off - off - 1;
+	return n >> ROCECC_ICRC_FLIP_BITS ? -1 : (__s32)n;
+}
+
+/**
+ * rocecc_icrc_set_ackreq() - set BTH AckReq and mend the ICRC, in place
+ * @buf: the buffer @p was parsed from, writable, holding the whole packet
+ * @buf_len: bytes at @buf
+ * @p: the parse result (ROCECC_ROCE)
+ *
+ * What a BPF program does with its helpers on the skb (the same
+ * rocecc_icrc_flip()), for a buffer.
+ *
+ * Return: 0, or -1 if the packet is not all in @buf or AckReq was set.
+ */
+static inline int rocecc_icrc_set_ackreq(__u8 *buf, __u32 buf_len,
+					 const struct rocecc_pkt *p)
+{
+	__u32 off = p->bth_off + 8;
+	__s32 after = rocecc_icrc_after(p, off);
+
+	if (after < 0 || p->icrc_off + ROCECC_ICRC_LEN > buf_len ||
+	    (buf[off] & ROCECC_BTH_ACKREQ))
+		return -1;
+	buf[off] |= ROCECC_BTH_ACKREQ;
+	rocecc_icrc_put(buf, p, rocecc_icrc_get(buf, p) ^
+			rocecc_icrc_flip(ROCECC_BTH_ACKREQ, (__u32)after));
+	return 0;
 }
 
 /**

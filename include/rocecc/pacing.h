@@ -76,9 +76,21 @@
 
 #include <rocecc/compat.h>
 #include <rocecc/dcqcn.h>
+#include <rocecc/roce.h>
 
 #define ROCECC_PACE_NS_PER_SEC	1000000000U
 #define ROCECC_PACE_TIMEOUT_MAX	31	/* IBA: 5 bits of ACK timeout */
+
+/*
+ * Both engines' defaults (rocecc.ko's module parameters, the BPF engine's
+ * struct dcqcn_dev): pacing_budget_pct, pacing_default_budget_us (safe
+ * for timeout exponents of 12 and up), pacing_max_delay_us (inside fq's
+ * default horizon) and pacing_ack_req ("Asking for ACKs" above).
+ */
+#define ROCECC_PACE_BUDGET_PCT		20
+#define ROCECC_PACE_DEFAULT_BUDGET_US	8000
+#define ROCECC_PACE_MAX_DELAY_US	1000000
+#define ROCECC_PACE_ACK_REQ		true
 
 /*
  * Which qdisc paces. Departure times mean something only to fq, so a
@@ -184,6 +196,27 @@ static inline __u64 rocecc_pace_budget_ns(__u8 timeout, __u32 hz, __u32 pct,
 		j = 1;
 	t = rocecc_div_u64((j - 1) * ROCECC_PACE_NS_PER_SEC, hz);
 	return rocecc_pace_share(t, pct, cap);
+}
+
+/*
+ * May the caller set BTH AckReq on packet @p (parsed from @buf, @n bytes
+ * of it there) for rocecc_pace()'s @may_ask? An RC request (the responder
+ * acknowledges it) that does not ask already, and only where the sender
+ * left the UDP checksum 0 (rxe always does): nothing but the ICRC covers
+ * the bit then, and rocecc_icrc_flip() mends that.
+ */
+static inline bool rocecc_pace_may_ask(const struct rocecc_pkt *p,
+				       const __u8 *buf, __u32 n)
+{
+	__u32 o = p->l4_off;
+
+	/* "o >= n" first: a verifier bounds o by it */
+	if (p->bth.ack_req ||
+	    ROCECC_OP_TRANSPORT(p->bth.opcode) != ROCECC_TRANSPORT_RC ||
+	    rocecc_op_data_class(p->bth.opcode) != ROCECC_DATA_PACED ||
+	    o >= n || n - o < ROCECC_UDP_HLEN)
+		return false;
+	return !buf[o + 6] && !buf[o + 7];
 }
 
 /*

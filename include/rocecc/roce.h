@@ -422,96 +422,102 @@ static inline void rocecc_pkt_zero(struct rocecc_pkt *p)
 	__builtin_memset(p, 0, sizeof(*p));
 }
 
-/*
- * Internal: parse from the IP header at @l3 (0, 14 or 18). @buf_len is
- * already at most @pkt_len. @ethertype is 0 when the caller did not see
- * one, else the EtherType the IP version must match.
- */
-static inline int rocecc_parse_l3(const __u8 *buf, __u32 buf_len,
-				  __u32 pkt_len, __u32 l3, __u16 ethertype,
-				  struct rocecc_pkt *p)
+/* Internal: the DSCP and ECN of the IP traffic class (TOS) byte @tc. */
+static inline void rocecc_parse_tc(__u8 tc, struct rocecc_pkt *p)
 {
-	const __u8 *h;
-	__u32 l4, ip_end, bth, hdr_end, i;
-	__u16 frag;
-	__u8 ver, tc;
-
-	if (l3 + 1 > buf_len)
-		return ROCECC_TRUNCATED;
-	h = buf + l3;
-	ver = h[0] >> 4;
-	p->l3_off = l3;
-
-	if (ver == 4) {
-		__u32 ihl, tot;
-
-		if (ethertype && ethertype != ROCECC_ETH_P_IP)
-			return ROCECC_MALFORMED;
-		if (l3 + ROCECC_IPV4_HLEN > buf_len)
-			return ROCECC_TRUNCATED;
-		ihl = (__u32)(h[0] & 0xf) << 2;
-		if (ihl < ROCECC_IPV4_HLEN)
-			return ROCECC_MALFORMED;
-		tot = rocecc_get_be16(h + 2);
-		if (tot < ihl)
-			return ROCECC_MALFORMED;
-		if (l3 + tot > pkt_len)
-			return ROCECC_TRUNCATED;
-		frag = rocecc_get_be16(h + 6);
-		if (frag & 0x3fff)	/* MF or a fragment offset */
-			return ROCECC_NOT_ROCE;
-		if (h[9] != ROCECC_IPPROTO_UDP)
-			return ROCECC_NOT_ROCE;
-		if (l3 + ihl > buf_len)
-			return ROCECC_TRUNCATED;
-
-		p->family = ROCECC_AF_INET;
-		tc = h[1];
-		p->ttl = h[8];
-		p->saddr[10] = 0xff;
-		p->saddr[11] = 0xff;
-		p->daddr[10] = 0xff;
-		p->daddr[11] = 0xff;
-		for (i = 0; i < 4; i++) {
-			p->saddr[12 + i] = h[12 + i];
-			p->daddr[12 + i] = h[16 + i];
-		}
-		l4 = l3 + ihl;
-		ip_end = l3 + tot;
-	} else if (ver == 6) {
-		if (ethertype && ethertype != ROCECC_ETH_P_IPV6)
-			return ROCECC_MALFORMED;
-		if (l3 + ROCECC_IPV6_HLEN > buf_len)
-			return ROCECC_TRUNCATED;
-		ip_end = l3 + ROCECC_IPV6_HLEN + rocecc_get_be16(h + 4);
-		if (ip_end > pkt_len)
-			return ROCECC_TRUNCATED;
-		if (h[6] != ROCECC_IPPROTO_UDP)
-			return ROCECC_NOT_ROCE;
-
-		p->family = ROCECC_AF_INET6;
-		tc = (__u8)((h[0] << 4) | (h[1] >> 4));
-		p->flow_label = ((__u32)(h[1] & 0xf) << 16) |
-				rocecc_get_be16(h + 2);
-		p->ttl = h[7];
-		for (i = 0; i < 16; i++) {
-			p->saddr[i] = h[8 + i];
-			p->daddr[i] = h[24 + i];
-		}
-		l4 = l3 + ROCECC_IPV6_HLEN;
-	} else {
-		return ROCECC_MALFORMED;
-	}
 	p->dscp = tc >> 2;
 	p->ecn = tc & ROCECC_ECN_MASK;
+}
 
-	/* UDP */
+/*
+ * Internal: the IPv4 header at p->l3_off. Sets *@ip_end (where the IP
+ * datagram ends) and p->l4_off. Return: ROCECC_ROCE to go on, else the
+ * result.
+ */
+static inline int rocecc_parse_ipv4(const __u8 *buf, __u32 buf_len,
+				    __u32 pkt_len, struct rocecc_pkt *p,
+				    __u32 *ip_end)
+{
+	__u32 l3 = p->l3_off, ihl, tot, i;
+	const __u8 *h = buf + l3;
+	__u16 frag;
+
+	if (l3 + ROCECC_IPV4_HLEN > buf_len)
+		return ROCECC_TRUNCATED;
+	ihl = (__u32)(h[0] & 0xf) << 2;
+	if (ihl < ROCECC_IPV4_HLEN)
+		return ROCECC_MALFORMED;
+	tot = rocecc_get_be16(h + 2);
+	if (tot < ihl)
+		return ROCECC_MALFORMED;
+	if (l3 + tot > pkt_len)
+		return ROCECC_TRUNCATED;
+	frag = rocecc_get_be16(h + 6);
+	if (frag & 0x3fff)	/* MF or a fragment offset */
+		return ROCECC_NOT_ROCE;
+	if (h[9] != ROCECC_IPPROTO_UDP)
+		return ROCECC_NOT_ROCE;
+	if (l3 + ihl > buf_len)
+		return ROCECC_TRUNCATED;
+
+	p->family = ROCECC_AF_INET;
+	rocecc_parse_tc(h[1], p);
+	p->ttl = h[8];
+	p->saddr[10] = 0xff;
+	p->saddr[11] = 0xff;
+	p->daddr[10] = 0xff;
+	p->daddr[11] = 0xff;
+	for (i = 0; i < 4; i++) {
+		p->saddr[12 + i] = h[12 + i];
+		p->daddr[12 + i] = h[16 + i];
+	}
+	p->l4_off = l3 + ihl;
+	*ip_end = l3 + tot;
+	return ROCECC_ROCE;
+}
+
+/* Internal: the IPv6 header at p->l3_off; as rocecc_parse_ipv4(). */
+static inline int rocecc_parse_ipv6(const __u8 *buf, __u32 buf_len,
+				    __u32 pkt_len, struct rocecc_pkt *p,
+				    __u32 *ip_end)
+{
+	__u32 l3 = p->l3_off, i;
+	const __u8 *h = buf + l3;
+
+	if (l3 + ROCECC_IPV6_HLEN > buf_len)
+		return ROCECC_TRUNCATED;
+	*ip_end = l3 + ROCECC_IPV6_HLEN + rocecc_get_be16(h + 4);
+	if (*ip_end > pkt_len)
+		return ROCECC_TRUNCATED;
+	if (h[6] != ROCECC_IPPROTO_UDP)
+		return ROCECC_NOT_ROCE;
+
+	p->family = ROCECC_AF_INET6;
+	rocecc_parse_tc((__u8)((h[0] << 4) | (h[1] >> 4)), p);
+	p->flow_label = ((__u32)(h[1] & 0xf) << 16) | rocecc_get_be16(h + 2);
+	p->ttl = h[7];
+	for (i = 0; i < 16; i++) {
+		p->saddr[i] = h[8 + i];
+		p->daddr[i] = h[24 + i];
+	}
+	p->l4_off = l3 + ROCECC_IPV6_HLEN;
+	return ROCECC_ROCE;
+}
+
+/*
+ * Internal: the UDP header at p->l4_off of a datagram ending at @ip_end.
+ * Return: ROCECC_ROCE to go on, else the result.
+ */
+static inline int rocecc_parse_udp(const __u8 *buf, __u32 buf_len,
+				   __u32 ip_end, struct rocecc_pkt *p)
+{
+	__u32 l4 = p->l4_off;
+	const __u8 *h = buf + l4;
+
 	if (l4 + ROCECC_UDP_HLEN > ip_end)
 		return ROCECC_MALFORMED;
 	if (l4 + ROCECC_UDP_HLEN > buf_len)
 		return ROCECC_TRUNCATED;
-	h = buf + l4;
-	p->l4_off = l4;
 	p->sport = rocecc_get_be16(h);
 	p->dport = rocecc_get_be16(h + 2);
 	p->udp_len = rocecc_get_be16(h + 4);
@@ -519,12 +525,21 @@ static inline int rocecc_parse_l3(const __u8 *buf, __u32 buf_len,
 		return ROCECC_NOT_ROCE;
 	if (p->udp_len != ip_end - l4 || p->udp_len < ROCECC_UDP_LEN_MIN)
 		return ROCECC_MALFORMED;
+	return ROCECC_ROCE;
+}
 
-	/* BTH */
-	bth = l4 + ROCECC_UDP_HLEN;
+/*
+ * Internal: the BTH after the UDP header, the ICRC at the end of the
+ * datagram (@ip_end) and, for an acknowledgment, the AETH.
+ */
+static inline int rocecc_parse_bth(const __u8 *buf, __u32 buf_len,
+				   __u32 ip_end, struct rocecc_pkt *p)
+{
+	__u32 bth = p->l4_off + ROCECC_UDP_HLEN, hdr_end;
+	const __u8 *h = buf + bth;
+
 	if (bth + ROCECC_BTH_LEN > buf_len)
 		return ROCECC_TRUNCATED;
-	h = buf + bth;
 	p->bth_off = bth;
 	p->bth.opcode = h[0];
 	p->bth.se = !!(h[1] & ROCECC_BTH_SE);
@@ -547,16 +562,52 @@ static inline int rocecc_parse_l3(const __u8 *buf, __u32 buf_len,
 	p->payload_off = hdr_end;
 	p->payload_len = p->icrc_off - hdr_end - p->bth.pad_cnt;
 
-	/* AETH */
 	if (rocecc_op_has_aeth(p->bth.opcode)) {
 		if (bth + ROCECC_BTH_LEN + ROCECC_AETH_LEN > buf_len)
 			return ROCECC_TRUNCATED;
-		h = buf + bth + ROCECC_BTH_LEN;
+		h += ROCECC_BTH_LEN;
 		p->has_aeth = 1;
 		p->aeth.syndrome = h[0];
 		p->aeth.msn = rocecc_get_be24(h + 1);
 	}
 	return ROCECC_ROCE;
+}
+
+/*
+ * Internal: parse from the IP header at @l3 (0, 14 or 18). @buf_len is
+ * already at most @pkt_len. @ethertype is 0 when the caller did not see
+ * one, else the EtherType the IP version must match.
+ */
+static inline int rocecc_parse_l3(const __u8 *buf, __u32 buf_len,
+				  __u32 pkt_len, __u32 l3, __u16 ethertype,
+				  struct rocecc_pkt *p)
+{
+	__u32 ip_end = 0;
+	__u8 ver;
+	int rc;
+
+	if (l3 + 1 > buf_len)
+		return ROCECC_TRUNCATED;
+	ver = buf[l3] >> 4;
+	p->l3_off = l3;
+
+	if (ver == 4) {
+		if (ethertype && ethertype != ROCECC_ETH_P_IP)
+			return ROCECC_MALFORMED;
+		rc = rocecc_parse_ipv4(buf, buf_len, pkt_len, p, &ip_end);
+	} else if (ver == 6) {
+		if (ethertype && ethertype != ROCECC_ETH_P_IPV6)
+			return ROCECC_MALFORMED;
+		rc = rocecc_parse_ipv6(buf, buf_len, pkt_len, p, &ip_end);
+	} else {
+		return ROCECC_MALFORMED;
+	}
+	if (rc != ROCECC_ROCE)
+		return rc;
+	rc = rocecc_parse_udp(buf, buf_len, ip_end, p);
+	if (rc != ROCECC_ROCE)
+		return rc;
+	return rocecc_parse_bth(buf, buf_len, ip_end, p);
 }
 
 /**

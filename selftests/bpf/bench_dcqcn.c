@@ -134,7 +134,7 @@ int main(void)
 			strerror(err));
 		return 1;
 	}
-	err = dq_open(&q, false, log);
+	err = dq_open(&q, false, false, log);
 	if (err) {
 		fprintf(stderr, "dcqcn.bpf.o: %s\n%s\n%s\n", strerror(-err),
 			log[0], log[1]);

@@ -53,10 +53,12 @@ static inline int dq_pin_cpu(void)
 
 /*
  * Open and load, CNPs left in the hand-over slot, the clock the test's
- * (@test_clock) or the kernel's; with @log, the verifier's statistics of
+ * (@test_clock) or the kernel's, BPF_PROG_TEST_RUN's made-up socket taken
+ * as rxe's unless @rxe_only; with @log, the verifier's statistics of
  * each program go to log[0] (egress) and log[1] (ingress). 0 or -errno (libbpf's message logged).
  */
-static inline int dq_open(struct dq *q, bool test_clock, char (*log)[4096])
+static inline int dq_open(struct dq *q, bool test_clock, bool rxe_only,
+			  char (*log)[4096])
 {
 	int err;
 
@@ -66,6 +68,7 @@ static inline int dq_open(struct dq *q, bool test_clock, char (*log)[4096])
 		return -errno;
 	q->skel->rodata->dcqcn_test_clock = test_clock;
 	q->skel->rodata->dcqcn_test_no_clone = true;
+	q->skel->rodata->dcqcn_test_any_sock = !rxe_only;
 	if (log) {
 		/* log_level 4: BPF_LOG_STATS, "processed N insns ..." */
 		bpf_program__set_log_level(q->skel->progs.dcqcn_egress, 4);
@@ -129,10 +132,10 @@ static inline int dq_reset(struct dq *q, unsigned int profile)
 	memset(&q->dev, 0, sizeof(q->dev));
 	rocecc_params_load(&q->dev.params, profile);
 	q->dev.line_rate_kbps = 10000000;
-	q->dev.flags = DCQCN_DEV_PACE;
-	q->dev.budget_pct = 50;
-	q->dev.default_budget_us = 8000;
-	q->dev.max_delay_us = 1000000;
+	q->dev.flags = DCQCN_DEV_PACE | DCQCN_DEV_ACKREQ;
+	q->dev.budget_pct = ROCECC_PACE_BUDGET_PCT;
+	q->dev.default_budget_us = ROCECC_PACE_DEFAULT_BUDGET_US;
+	q->dev.max_delay_us = ROCECC_PACE_MAX_DELAY_US;
 	q->skel->bss->dcqcn_test_clones = 0;
 	return dq_attach(q);
 }

@@ -20,6 +20,9 @@
  *    that is not the QP's peer, CNPs with a bad ICRC.
  *  - A QP's ACK timeout learned after its flow began: the default budget
  *    until then, pacing.h's budget of that timeout after.
+ *  - Without the test's any-socket hook, what leaves from a socket that is
+ *    not rxe's (the one BPF_PROG_TEST_RUN makes up: no UDP socket) is
+ *    untouched and counted in tx_not_rxe, no flow made.
  *  - A trace of data packets, READ responses and CNPs: after every event
  *    the flow's RP and pacing state equal the shared core's run on the
  *    same events here (dcqcn.h, pacing.h), and every departure time the
@@ -35,6 +38,7 @@
 
 #include "bpf_skip.h"
 #include "dcqcn_lib.h"
+#include "qptimeout.skel.h"
 #include "tap.h"
 
 static struct dq q;
@@ -496,9 +500,11 @@ static uint64_t budget_after_ack(uint64_t t, struct dcqcn_flow *fl)
  * The share of packets the budget caps for a QP of @timeout (-1: not
  * known) that sends 16 KB WRITEs (16 packets of 1 KB, AckReq on the last)
  * four messages deep, as rocegen does in the VM tests, paced at 10 Mb/s:
- * a message is handed over when the one four before it has left.
+ * a message is handed over when the one four before it has left. With
+ * @ask pacing may set AckReq (pacing_ack_req); *@asked gets the share of
+ * packets it did.
  */
-static double capped_share(int timeout)
+static double capped_share(int timeout, bool ask, double *asked)
 {
 	struct pkt k = { .src = A4, .dst = B4, .qpn = RQPN, .payload = 1024,
 			 .op = ROCECC_OP_RC_WRITE_MIDDLE };
@@ -511,6 +517,8 @@ static double capped_share(int timeout)
 
 	dq_reset(&q, ROCECC_PROFILE_MLX5);
 	q.dev.params.v[ROCECC_PARAM_RP_MAX_RATE] = 10;
+	if (!ask)
+		q.dev.flags &= ~DCQCN_DEV_ACKREQ;
 	dq_attach(&q);
 	dq_add_qp(&q, LQPN, B4, 0, RQPN, timeout);
 	for (m = 0; m < 64; m++) {
@@ -525,8 +533,10 @@ static double capped_share(int timeout)
 		}
 		done[m % 4] = r.ctx.tstamp > t ? r.ctx.tstamp : t;
 	}
+	*asked = 1.0;
 	if (dq_flow(&q, B4, 0, RQPN, &fl) || !fl.pkts)
 		return 1.0;
+	*asked = (double)fl.pacing_ackreq / (double)fl.pkts;
 	return (double)fl.pacing_capped / (double)fl.pkts;
 }
 
@@ -543,7 +553,7 @@ static void test_learned(void)
 			 .op = ROCECC_OP_RC_WRITE_MIDDLE };
 	unsigned int bad_default = 0, bad_known = 0, bad_change = 0;
 	uint64_t def, want, got;
-	double share, def_share;
+	double share, def_share, ask, def_ask, x;
 	struct dcqcn_flow fl;
 	uint8_t f[FRAME_MAX];
 	struct dq_run r;
@@ -580,14 +590,22 @@ static void test_learned(void)
 	tap_eq(bad_default, 0, "timeout unknown: the flow paces with the default budget");
 	tap_eq(bad_known, 0, "timeout learned (0, 8, 12, 14, 18, 19, 31): the flow's budget is rocecc_pace_budget_ns()'s");
 	tap_eq(bad_change, 0, "a learned timeout that changes: the flow takes the new budget");
-	want = rocecc_pace_budget_ns(14, dq_hz(&q), 50, 1000000);
-	def_share = capped_share(-1);
-	share = capped_share(14);
-	tap_diag("16 KB WRITEs 4 deep at 10 Mb/s: the budget capped %.1f %% of the packets with the default budget, %.1f %% with timeout 14's",
+	want = rocecc_pace_budget_ns(14, dq_hz(&q), q.dev.budget_pct,
+				     q.dev.max_delay_us);
+	def_share = capped_share(-1, false, &x);
+	share = capped_share(14, false, &x);
+	tap_diag("16 KB WRITEs 4 deep at 10 Mb/s, no asking: the budget capped %.1f %% of the packets with the default budget, %.1f %% with timeout 14's",
 		 100 * def_share, 100 * share);
-	tap_ok(share < 0.1 && def_share > 0.3,
-	       "at 10 Mb/s timeout 14's budget leaves the rate alone (capped %.1f %%), the default's does not (%.1f %%)",
+	tap_ok(share < def_share,
+	       "no asking: timeout 14's budget caps fewer packets (%.1f %%) than the default's (%.1f %%)",
 	       100 * share, 100 * def_share);
+	def_share = capped_share(-1, true, &def_ask);
+	share = capped_share(14, true, &ask);
+	tap_diag("asking: capped %.1f %% / %.1f %%, AckReq set on %.1f %% / %.1f %% (default budget / timeout 14's)",
+		 100 * def_share, 100 * share, 100 * def_ask, 100 * ask);
+	tap_ok(share == 0 && def_share == 0 && ask > 0 && ask <= def_ask,
+	       "asking: no budget caps the rate, timeout 14's asks (%.1f %%) no more often than the default's (%.1f %%)",
+	       100 * ask, 100 * def_ask);
 	tap_ok(want > (uint64_t)q.dev.default_budget_us * 1000,
 	       "timeout 14's budget (%llu us at HZ %u) is longer than the default",
 	       (unsigned long long)want / 1000, dq_hz(&q));
@@ -624,11 +642,12 @@ static void trace(const char *what, unsigned int profile, uint32_t div,
 	uint8_t f[FRAME_MAX];
 	unsigned int bad_rp = 0, bad_pace = 0, bad_ts = 0, late = 0;
 	unsigned int sends = 0, cnps = 0, reads = 0, delayed = 0, capped = 0;
+	unsigned int ackreqs = 0, bad_ask = 0;
 	uint64_t t = T0, ack_ref = 0, prev = 0, budget;
 	struct dcqcn_flow fl;
 	struct ref rf = { .init = 0 };
 	struct dq_run r;
-	uint32_t i, fl_flags;
+	uint32_t i, fl_flags, icrc;
 	size_t n;
 
 	dq_reset(&q, profile);
@@ -649,7 +668,8 @@ static void trace(const char *what, unsigned int profile, uint32_t div,
 			if (!rf.init)
 				ref_init(&rf, &q.dev);
 			rf.pace.budget_ns = rocecc_pace_budget_ns(
-				(uint8_t)timeout, dq_hz(&q), 50, 1000000);
+				(uint8_t)timeout, dq_hz(&q), q.dev.budget_pct,
+				q.dev.max_delay_us);
 			rocecc_rp_on_cnp(&rf.rp, &q.dev.params, t);
 			cnps++;
 		} else {
@@ -660,6 +680,9 @@ static void trace(const char *what, unsigned int profile, uint32_t div,
 			k.payload = 1024;
 			k.ackreq = !read && x % 4 == 0;
 			n = dq_frame(f, &k);
+			if (rocecc_icrc_compute(f + 14, (uint32_t)n - 14,
+						&icrc) == 0)
+				rocecc_put_le32(f + n - 4, icrc);
 			run(q.fd_eg, f, n, 0, t, &r);
 			if (!rf.init)
 				ref_init(&rf, &q.dev);
@@ -671,11 +694,22 @@ static void trace(const char *what, unsigned int profile, uint32_t div,
 					bad_ts++;
 			} else {
 				uint64_t dep = rocecc_pace(&rf.pace, &rf.rp, t,
-					ip_len(&k), k.ackreq, false,
+					ip_len(&k), k.ackreq, !k.ackreq,
 					(uint64_t)q.dev.max_delay_us * 1000,
 					&fl_flags);
+				int asked = fl_flags & ROCECC_PACE_ACKREQ;
 
 				sends++;
+				ackreqs += asked != 0;
+				/*
+				 * AckReq set and the ICRC mended, else as sent
+				 * from the addresses on (ECT changed the TOS)
+				 */
+				f[14 + 20 + 8 + 8] |= asked ? ROCECC_BTH_ACKREQ : 0;
+				if (r.len != n ||
+				    !rocecc_icrc_verify(r.out + 14, r.len - 14) ||
+				    memcmp(r.out + 26, f + 26, n - 26 - 4))
+					bad_ask++;
 				if (fl_flags & ROCECC_PACE_DELAYED)
 					delayed++;
 				if (fl_flags & ROCECC_PACE_CAPPED)
@@ -696,7 +730,7 @@ static void trace(const char *what, unsigned int profile, uint32_t div,
 					   t) + budget)
 					late++;
 				prev = dep;
-				if (k.ackreq)
+				if (k.ackreq || asked)
 					ack_ref = dep;
 			}
 		}
@@ -706,8 +740,8 @@ static void trace(const char *what, unsigned int profile, uint32_t div,
 		if (memcmp(&fl.pace, &rf.pace, sizeof(rf.pace)))
 			bad_pace++;
 	}
-	tap_diag("%s: %u requests (%u delayed, %u capped), %u READ responses, %u CNPs; rate %u kb/s, alpha %u, %llu cuts",
-		 what, sends, delayed, capped, reads, cnps, fl.rp.rate,
+	tap_diag("%s: %u requests (%u delayed, %u capped, %u asked for an ACK), %u READ responses, %u CNPs; rate %u kb/s, alpha %u, %llu cuts",
+		 what, sends, delayed, capped, ackreqs, reads, cnps, fl.rp.rate,
 		 fl.rp.alpha, (unsigned long long)fl.rp.cuts);
 	tap_eq(bad_rp, 0, "%s: after each of %u events the flow's RP equals the core's",
 	       what, events);
@@ -715,10 +749,15 @@ static void trace(const char *what, unsigned int profile, uint32_t div,
 	tap_eq(bad_ts, 0, "%s: every departure time is pacing.h's, READ responses never delayed",
 	       what);
 	tap_eq(late, 0, "%s: no departure past the last AckReq + budget", what);
+	tap_eq(bad_ask, 0, "%s: AckReq set where pacing.h asks (%u), ICRC valid, nothing else changed",
+	       what, ackreqs);
+	tap_ok(ackreqs > 0, "%s: pacing asked for ACKs", what);
 	tap_ok(delayed > 0 && fl.rp.cuts > 0,
 	       "%s: the trace paced and cut (else it proves little)", what);
 	tap_ok(fl.pkts == sends + reads && fl.unpaced_pkts == reads &&
 	       fl.pacing_delayed == delayed && fl.pacing_capped == capped &&
+	       fl.pacing_ackreq == ackreqs &&
+	       dq_stat(&q, ROCECC_STAT_PACING_ACKREQ) == ackreqs &&
 	       dq_stat(&q, ROCECC_STAT_PACING_DELAYED) == delayed &&
 	       dq_stat(&q, ROCECC_STAT_PACING_CAPPED) == capped &&
 	       dq_stat(&q, ROCECC_STAT_RP_CNP_HANDLED) +
@@ -750,6 +789,61 @@ static void diag_prog(const char *name, int fd)
 			 info.xlated_prog_len / 8, info.verified_insns);
 }
 
+/*
+ * The programs as roceccd loads them (no any-socket hook): a request from
+ * BPF_PROG_TEST_RUN's made-up socket (not a UDP one) is not rxe's. It
+ * leaves untouched (Not-ECT, no departure time), no flow is made, and
+ * tx_not_rxe counts it; the same frame from the hooked programs is
+ * marked (test_ect()).
+ */
+static void test_not_rxe(void)
+{
+	struct pkt k = { .src = A4, .dst = B4, .op = ROCECC_OP_RC_WRITE_MIDDLE,
+			 .qpn = RQPN, .payload = 1024 };
+	struct dcqcn_flow fl;
+	uint8_t f[FRAME_MAX];
+	struct dq_run r;
+	struct dq q2;
+	size_t n;
+	int err;
+
+	err = dq_open(&q2, true, true, NULL);
+	if (!tap_ok(!err, "dcqcn.bpf.o loads without the test's socket hook: %s",
+		    strerror(-err)))
+		return;
+	dq_reset(&q2, ROCECC_PROFILE_MLX5);
+	n = dq_frame(f, &k);
+	err = dq_run(&q2, q2.fd_eg, f, n, 0, T0, &r);
+	tap_ok(!err && untouched(&r, f, n, TC_ACT_UNSPEC) && !r.ctx.tstamp,
+	       "a request from a socket that is not rxe's leaves untouched");
+	tap_ok(dq_flow(&q2, B4, 0, RQPN, &fl) != 0, "... and makes no flow");
+	tap_eq(dq_stat(&q2, DCQCN_STAT_TX_NOT_RXE), 1, "... tx_not_rxe counts it");
+	tap_eq(dq_stat(&q2, ROCECC_STAT_ECT_MARKED), 0, "... not ECT-marked");
+	dcqcn__destroy(q2.skel);
+}
+
+/*
+ * The QP timeout learner (bpf/qptimeout.bpf.c) loaded, not attached, for
+ * its verifier's counts: its fexit target is in rdma_rxe's BTF, so only
+ * where rdma_rxe is loaded (the guest's t_bpf.t loads it first).
+ */
+static void diag_qptimeout(void)
+{
+	struct qptimeout *qt;
+
+	if (access("/sys/kernel/btf/rdma_rxe", F_OK)) {
+		tap_diag("dcqcn_qp_timeout: not loaded here (no rdma_rxe BTF)");
+		return;
+	}
+	qt = qptimeout__open_and_load();
+	if (!tap_ok(qt != NULL, "qptimeout.bpf.o loads (the verifier accepts dcqcn_qp_timeout)")) {
+		fputs(bpf_test_log_buf, stdout);
+		return;
+	}
+	diag_prog("dcqcn_qp_timeout", bpf_program__fd(qt->progs.dcqcn_qp_timeout));
+	qptimeout__destroy(qt);
+}
+
 int main(void)
 {
 	int err;
@@ -761,7 +855,7 @@ int main(void)
 		return 0;
 	}
 	libbpf_set_print(bpf_test_log);
-	err = dq_open(&q, true, NULL);
+	err = dq_open(&q, true, false, NULL);
 	if (err) {
 		tap_ok(0, "dcqcn.bpf.o loads: %s", strerror(-err));
 		fputs(bpf_test_log_buf, stdout);
@@ -771,6 +865,7 @@ int main(void)
 	tap_ok(!dq_pin_cpu(), "the test stays on one CPU (the hand-over slot is per CPU)");
 	diag_prog("dcqcn_egress", q.fd_eg);
 	diag_prog("dcqcn_ingress", q.fd_in);
+	diag_qptimeout();
 	tap_diag("kernel HZ as the programs see it: %u", dq_hz(&q));
 
 	test_ect();
@@ -781,6 +876,8 @@ int main(void)
 	test_bad_source();
 	test_learned();
 	test_trace();
+
+	test_not_rxe();
 
 	tap_eq(bad_run, 0, "%u runs: the kernel ran every one", runs);
 	dcqcn__destroy(q.skel);

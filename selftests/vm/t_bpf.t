@@ -15,7 +15,11 @@ top=$(cd "$(dirname "$0")/../.." && pwd)
 tap_run "a veth pair for the tests that need a second netdev" \
 	ip link add bt0 type veth peer name bt1
 tap_diag "kernel $(uname -r)"
+# rdma_rxe's BTF has the QP timeout learner's target: test_dcqcn_bpf
+# loads it for the verifier's counts
+tap_run "rdma_rxe loads" modprobe rdma_rxe
 n=0
+walked=
 for t in "$top"/build/bpf/test_*; do
 	[ -x "$t" ] || continue
 	n=$((n + 1))
@@ -27,8 +31,13 @@ for t in "$top"/build/bpf/test_*; do
 	[ "$fail" -ne 0 ] && grep '^not ok' <<<"$out" | head -5 | while IFS= read -r l; do tap_diag "$l"; done
 	# the verifier's work on this kernel, per program
 	grep 'verifier walked' <<<"$out" | while IFS= read -r l; do tap_diag "${l#\# }"; done
+	walked+=$(grep -o '[a-z_]*: [0-9]* instructions, verifier walked' <<<"$out" | cut -d: -f1 | tr '\n' ' ')
 	[ $st -eq 0 ] && [ "$fail" -eq 0 ] && [ "$skip" -eq 0 ] && [ "$pass" -gt 0 ]
 	tap_ok $? "${t##*/} on $(uname -r): $pass passed, $fail failed, $skip skipped"
 done
 tap_cmp "$n" -ge 2 "found the BPF test programs ($n)"
+for p in dcqcn_egress dcqcn_ingress dcqcn_qp_timeout flowmon_egress flowmon_ingress; do
+	grep -qw "$p" <<<"$walked"
+	tap_ok $? "the verifier's counts of $p printed"
+done
 tap_done

@@ -19,9 +19,18 @@
 #    module's keys) is limited, cut below the ceiling while it runs, and
 #    paced by EDT: the flow's pacing_delayed and fq's throttled count grow;
 #  - the flow learned its QP's ACK timeout (14, from rxe_modify_qp()):
-#    its budget is 30 ms, not the default 8 ms; a second QP paced at
-#    10 Mb/s without CE marks gets the same, and its budget caps fewer
-#    than 5 % of its packets;
+#    its budget is 12 ms (20 %, the module's), not the default 8 ms; a
+#    second QP paced at 10 Mb/s without CE marks gets the same, and its
+#    budget caps fewer than 5 % of its packets;
+#  - pacing sets BTH AckReq where rocecc_pace() asks, as the module does
+#    (pacing_ackreq, per flow and per netdev), and rxe takes those
+#    packets: host 2's rxe received every packet host 1's sent (a bad
+#    ICRC would be dropped), with no retries at timeout 14 beyond TCG's
+#    allowance;
+#  - only rxe's QP sockets count: none of rxe's packets is taken for
+#    another's (tx_not_rxe 0), and RoCEv2-shaped packets an unprivileged
+#    user sends from a UDP socket out of veth1 are counted in tx_not_rxe
+#    and make no flow;
 #  - no completion errors, no drops at the switch, rxe retries within
 #    TCG's noise allowance (ROCECC_DP_RETRY_MAX, 2; see t_ect_pacing.t);
 #  - rocecc -s dev show prints the engine and the counters; /metrics has
@@ -120,7 +129,7 @@ s() { jq -r ".[0].stats.$2" "$work/d$1.json"; }
 retry=$(d rxe1.completer_retry_err)
 drops=$(($(d swp1.rx_dropped) + $(d swp2.tx_dropped)))
 tap_diag "rocegen: $msgs messages in $el s, $mbit Mb/s, errors $errs; switch drops $drops; rxe1 retries $retry"
-tap_diag "host 2: np_cnp_sent $(s 2 np_cnp_sent) ce_answered $(s 2 ce_answered) ce_unanswered $(s 2 ce_unanswered) cnp_tx_errors $(s 2 cnp_tx_errors); host 1: rp_cnp_handled $(s 1 rp_cnp_handled) rp_cnp_ignored $(s 1 rp_cnp_ignored) pacing_delayed $(s 1 pacing_delayed) pacing_capped $(s 1 pacing_capped); fq throttled $((thr1 - thr0))"
+tap_diag "host 2: np_cnp_sent $(s 2 np_cnp_sent) ce_answered $(s 2 ce_answered) ce_unanswered $(s 2 ce_unanswered) cnp_tx_errors $(s 2 cnp_tx_errors); host 1: rp_cnp_handled $(s 1 rp_cnp_handled) rp_cnp_ignored $(s 1 rp_cnp_ignored) pacing_delayed $(s 1 pacing_delayed) pacing_capped $(s 1 pacing_capped) pacing_ackreq $(s 1 pacing_ackreq) malformed $(s 1 malformed); fq throttled $((thr1 - thr0))"
 tap_cmp "${msgs:-0}" -gt 0 "rocegen completed messages"
 tap_cmp "${errs:-1}" -eq 0 "no completion errors"
 tap_cmp "$drops" -eq 0 "no drops at the switch"
@@ -146,17 +155,22 @@ tap_diag "rate_kbps while running: $(for i in 1 2 3; do flow "$work/f$i.json" ra
 tap_cmp "${min:-20000}" -lt 20000 "the rate was cut below the 20 Mb/s ceiling while it ran"
 tap_cmp "$(flow "$work/f3.json" pacing_delayed)" -gt 0 "the flow's packets got EDT departure times"
 # the QP's ACK timeout, learned from rxe_modify_qp() (default 14, never
-# raised here), and its budget: pacing.h's at HZ 250, 50 %: 16 jiffies
-# less one, 60 ms, halved
+# raised here), and its budget: pacing.h's at HZ 250, 20 %: 16 jiffies
+# less one, 60 ms, a fifth
 tap_is "$(flow "$work/f3.json" budget_known)/$(flow "$work/f3.json" qp_timeout)/$(flow "$work/f3.json" pacing_budget_us)" \
-	"1/14/30000" "the flow learned its QP's ACK timeout 14: budget 30000 us (not the default 8000)"
+	"1/14/12000" "the flow learned its QP's ACK timeout 14: budget 12000 us (not the default 8000)"
+tap_cmp "$(flow "$work/f3.json" pacing_ackreq)" -gt 0 "at the rate floor pacing asked for ACKs (flow pacing_ackreq)"
+tap_cmp "$(s 1 pacing_ackreq)" -ge "$(flow "$work/f3.json" pacing_ackreq)" "... counted for veth1 too (pacing_ackreq $(s 1 pacing_ackreq))"
+tap_cmp "$(s 1 malformed)" -eq 0 "... every AckReq set and its ICRC mended (no malformed)"
+tap_cmp "$(s 1 tx_not_rxe)" -eq 0 "every packet rxe sent was taken for rxe's (tx_not_rxe 0)"
 pct() { awk -v c="${1:-0}" -v p="${2:-0}" 'BEGIN { printf "%.1f", p ? 100 * c / p : 0 }'; }
 tap_diag "at the rate floor ($(flow "$work/f3.json" rate_kbps) kb/s) any budget binds: capped $(flow "$work/f3.json" pacing_capped) of $(flow "$work/f3.json" packets) packets ($(pct "$(flow "$work/f3.json" pacing_capped)" "$(flow "$work/f3.json" packets)") %)"
 
 # A new QP without CE marks, paced at 10 Mb/s (rp_max_rate 50000 / 5000):
-# 16 KB messages take 13 ms, within timeout 14's 30 ms budget, not
-# within the default 8 ms (which capped 44 % of such a flow's packets in
-# test_dcqcn_bpf's model of it)
+# 16 KB messages take 13 ms, more than timeout 14's 12 ms budget, so
+# pacing asks for an ACK within each (without asking, the budget capped
+# 12 % of such a flow's packets in test_dcqcn_bpf's model of it, the
+# default 8 ms 44 %)
 ip netns exec "$TOPO_NS" tc filter del dev swp2 egress
 "$R" param set dev veth1 rp_max_rate 50000
 topo_counters >"$work/b10"
@@ -171,15 +185,38 @@ read -r rq10 errs10 < <(jq -r '"\(.qps[0].remote_qpn) \(.total.errors)"' "$work/
 flow10() { jq -r --argjson r "${rq10:-0}" "[.[] | select(.rqpn == \$r)][0].$1 // empty" "$work/f10.json"; }
 pk=$(flow10 packets)
 cap=$(flow10 pacing_capped)
-tap_diag "10 Mb/s: rate_kbps $(flow10 rate_kbps), budget $(flow10 pacing_budget_us) us (timeout $(flow10 qp_timeout)), capped $cap of $pk packets ($(pct "$cap" "$pk") %), delayed $(flow10 pacing_delayed); errors $errs10"
+ask=$(flow10 pacing_ackreq)
+sent1=$(topo_delta "$work/b10" "$work/a10" rxe1.sent_pkts)
+rcvd2=$(topo_delta "$work/b10" "$work/a10" rxe2.rcvd_pkts)
+tap_diag "10 Mb/s: rate_kbps $(flow10 rate_kbps), budget $(flow10 pacing_budget_us) us (timeout $(flow10 qp_timeout)), capped $cap, asked $ask of $pk packets ($(pct "$cap" "$pk") %, $(pct "$ask" "$pk") %), delayed $(flow10 pacing_delayed); errors $errs10; rxe1 sent $sent1, rxe2 received $rcvd2"
 tap_is "$(flow10 budget_known)/$(flow10 qp_timeout)/$(flow10 rate_kbps)" "1/14/10000" \
 	"the new QP's flow: timeout 14 learned, paced at 10 Mb/s"
 tap_cmp "$(flow10 pacing_delayed)" -gt 0 "... its packets were paced"
 tap_cmp "$((20 * ${cap:-1}))" -lt "${pk:-0}" "... and the budget capped fewer than 5 % of them"
+tap_cmp "${ask:-0}" -gt 0 "... pacing set AckReq on some ($ask)"
+tap_cmp "$rcvd2" -eq "$sent1" "... rxe2 took every packet rxe1 sent ($sent1: AckReq set, ICRC mended)"
 tap_cmp "${errs10:-1}" -eq 0 "... without completion errors"
 retry=$(topo_delta "$work/b10" "$work/a10" rxe1.completer_retry_err)
 tap_cmp "$retry" -le "$retry_max" "... rxe retries $retry (TCG noise allowance $retry_max)"
 tap_cmp "$((thr1 - thr0))" -gt 0 "fq held flows back until their departure time (throttled)"
+
+# A local user's RoCEv2-shaped packets (RC WRITE MIDDLE to QP 0x5a5a5,
+# from an ordinary UDP socket bound to veth1, as nobody): not rxe's
+nr0=$(dstat veth1 tx_not_rxe)
+setpriv --reuid=65534 --regid=65534 --clear-groups "$DP_PY" -c '
+import socket, struct, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.SOL_SOCKET, socket.SO_BINDTODEVICE, b"veth1")
+for psn in range(200):
+    bth = struct.pack("!BBHII", 0x07, 0, 0xffff, 0x5a5a5, psn)
+    s.sendto(bth + bytes(1028), (sys.argv[1], 4791))
+' "$(topo_ip 2)"
+tap_cmp $? -eq 0 "an unprivileged user sent 200 RoCEv2-shaped UDP packets out of veth1"
+_topo_sleep 0.3
+nr=$(( $(dstat veth1 tx_not_rxe) - nr0 ))
+tap_cmp "$nr" -ge 200 "... tx_not_rxe counts them ($nr)"
+"$R" -j flow show dev veth1 >"$work/fu.json"
+tap_is "$(jq '[.[] | select(.rqpn == 370085)] | length' "$work/fu.json")" 0 "... and they made no flow (QP 0x5a5a5)"
 
 # the text view and /metrics
 out=$("$R" -s dev show veth2)

@@ -115,6 +115,29 @@ static void flip_all(const uint8_t *ip, uint32_t len,
 	free(b);
 }
 
+/*
+ * rocecc_icrc_set_ackreq() on a copy of @ip (a packet whose ICRC
+ * verifies, AckReq clear): the result must verify, and its ICRC must be
+ * the one rocecc_icrc_calc() computes over the whole changed packet.
+ */
+static bool ackreq_mended(const uint8_t *ip, uint32_t len,
+			  const struct rocecc_pkt *p)
+{
+	uint8_t *b = malloc(len);
+	uint32_t icrc;
+	bool ok;
+
+	memcpy(b, ip, len);
+	ok = !rocecc_icrc_set_ackreq(b, len, p) &&
+	     (b[p->bth_off + 8] & ROCECC_BTH_ACKREQ) &&
+	     rocecc_icrc_verify(b, len) &&
+	     !rocecc_icrc_calc(b, len, p, &icrc) &&
+	     icrc == rocecc_icrc_get(b, p) &&
+	     rocecc_icrc_set_ackreq(b, len, p) == -1;	/* set: refused */
+	free(b);
+	return ok;
+}
+
 static void test_pcap(const char *dir, const char *file)
 {
 	char path[4096], err[PCAP_ERRBUF_SIZE];
@@ -122,7 +145,7 @@ static void test_pcap(const char *dir, const char *file)
 	const uint8_t *d;
 	pcap_t *pc;
 	unsigned int total = 0, roce = 0, good = 0, other = 0, partial = 0;
-	unsigned int flipped = 0;
+	unsigned int flipped = 0, asked = 0, asked_bad = 0;
 	struct flip_result fr = { 0 };
 	int dlt, rc;
 
@@ -156,6 +179,10 @@ static void test_pcap(const char *dir, const char *file)
 		}
 		if (rocecc_icrc_check(ip, iplen, &p)) {
 			good++;
+			if (!p.bth.ack_req) {
+				asked++;
+				asked_bad += !ackreq_mended(ip, iplen, &p);
+			}
 		} else if (roce - good - partial <= 5) {
 			uint32_t icrc = 0;
 
@@ -178,6 +205,9 @@ static void test_pcap(const char *dir, const char *file)
 	tap_ok(good > 0, "%s: holds verifiable RoCE packets (%u)", file,
 	       good);
 	tap_eq(good, roce - partial, "%s: every RoCE ICRC verifies", file);
+	tap_eq(asked_bad, 0,
+	       "%s: AckReq set on %u packets without it, ICRC mended by rocecc_icrc_flip(): all verify",
+	       file, asked);
 	tap_eq(fr.covered_bad, 0,
 	       "%s: %u single-bit flips of covered bits all fail", file,
 	       fr.covered);
@@ -291,6 +321,41 @@ static void test_crc(void)
 	tap_eq(~c, 0xcbf43926, "CRC in two pieces = in one");
 }
 
+/*
+ * rocecc_icrc_flip() against the CRC of the whole message: any mask, a
+ * byte followed by 0 to 65535 bytes (every length up to 4200, the rest
+ * sampled), on random data.
+ */
+static void test_flip(void)
+{
+	static uint8_t m[1U << ROCECC_ICRC_FLIP_BITS];
+	unsigned int bad = 0, runs = 0;
+	uint32_t after, a, b, s = 1;
+	uint8_t mask;
+
+	for (after = 0; after < sizeof(m); after++) {
+		s = s * 1103515245U + 12345U;
+		m[after] = (uint8_t)(s >> 16);
+	}
+	for (after = 0; after < sizeof(m);
+	     after += after < 4200 ? 1 : 997 + (after & 63)) {
+		mask = (uint8_t)(1U << (after & 7)) | (uint8_t)(after >> 3);
+		a = rocecc_crc32_le(~0U, m, after + 1);
+		m[0] ^= mask;
+		b = rocecc_crc32_le(~0U, m, after + 1);
+		m[0] ^= mask;
+		bad += (a ^ b) != rocecc_icrc_flip(mask, after);
+		runs++;
+	}
+	a = rocecc_crc32_le(~0U, m, sizeof(m));
+	m[0] ^= 0x80;
+	b = rocecc_crc32_le(~0U, m, sizeof(m));
+	m[0] ^= 0x80;
+	bad += (a ^ b) != rocecc_icrc_flip(0x80, sizeof(m) - 1);
+	tap_eq(bad, 0, "rocecc_icrc_flip() = the CRC's change, %u lengths up to 65535",
+	       runs + 1);
+}
+
 static int unhex(const char *h, uint8_t *out, int max)
 {
 	int n = 0;
@@ -402,6 +467,7 @@ static void test_cnp_vs_mellanox(void)
 int main(void)
 {
 	test_crc();
+	test_flip();
 	test_all_pcaps();
 	test_named_fields();
 	test_cnp_vs_scapy();

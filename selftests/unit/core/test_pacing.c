@@ -572,8 +572,47 @@ static void test_budget_jiffies(void)
 	tap_eq(bad, 0, "budget at 100 %%: whole jiffies, one fewer than rxe arms, below the timeout, or the cap (HZ 250, 1000; timeouts 0..31)");
 }
 
+/*
+ * rocecc_pace_may_ask(): which packets both engines may set AckReq on. An
+ * IPv4 RC WRITE MIDDLE with UDP checksum 0 may; one that asks already, a
+ * UC or READ response opcode, a UDP checksum, or a buffer that ends
+ * before the UDP header may not.
+ */
+static void test_may_ask(void)
+{
+	uint8_t ip[20 + 8 + 12 + 64 + 4] = { 0x45, 0, 0, sizeof(ip),
+					     0, 0, 0x40, 0, 64, 17 };
+	uint8_t *udp = ip + 20, *bth = udp + 8;
+	struct rocecc_pkt p;
+
+	udp[2] = 4791 >> 8;
+	udp[3] = 4791 & 0xff;
+	udp[5] = sizeof(ip) - 20;
+	bth[0] = ROCECC_OP_RC_WRITE_MIDDLE;
+	bth[2] = bth[3] = 0xff;
+	bth[7] = 0x11;
+	tap_eq(rocecc_parse_ip(ip, sizeof(ip), sizeof(ip), &p), ROCECC_ROCE,
+	       "may_ask: the test packet parses");
+	tap_ok(rocecc_pace_may_ask(&p, ip, sizeof(ip)),
+	       "may_ask: RC WRITE MIDDLE, UDP checksum 0");
+	tap_ok(!rocecc_pace_may_ask(&p, ip, 20 + 7),
+	       "may_ask: not if the UDP header is not all there");
+	p.bth.ack_req = 1;
+	tap_ok(!rocecc_pace_may_ask(&p, ip, sizeof(ip)), "may_ask: not if it asks already");
+	p.bth.ack_req = 0;
+	p.bth.opcode = ROCECC_OP_RC_READ_RESP_MIDDLE;
+	tap_ok(!rocecc_pace_may_ask(&p, ip, sizeof(ip)), "may_ask: not a READ response");
+	p.bth.opcode = ROCECC_OP_RC_WRITE_MIDDLE | 0x20;	/* UC */
+	tap_ok(!rocecc_pace_may_ask(&p, ip, sizeof(ip)), "may_ask: not UC (nobody ACKs)");
+	p.bth.opcode = ROCECC_OP_RC_WRITE_MIDDLE;
+	udp[7] = 1;
+	tap_ok(!rocecc_pace_may_ask(&p, ip, sizeof(ip)),
+	       "may_ask: not with a UDP checksum (it covers the bit)");
+}
+
 int main(void)
 {
+	test_may_ask();
 	test_spacing();
 	test_budget_cap();
 	test_ack_ref_aging();
