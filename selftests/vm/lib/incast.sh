@@ -9,7 +9,9 @@
 #   incast_setup N RATE KMIN KMAX PMAX
 #       hosts 1..N send, host N+1 receives; the switch port toward it is a
 #       RATE Mbit/s HTB with RED ECN (bytes); fq on every host. With
-#       INCAST_VICTIM=SIZE also host N+2, the victim's sender (below)
+#       INCAST_VICTIM=SIZE also host N+2, the victim's sender (below);
+#       with INCAST_EXTRA=K, K idle hosts after all those (the source of
+#       t_incast.t's flood)
 #   incast_mode MODE
 #       plain   no rocecc.ko, rxe sends Not-ECT: RED drops
 #       ect     no rocecc.ko, rxe sends ECT(0) (GRH traffic class 2): RED
@@ -34,6 +36,10 @@
 #       the end of the run, so that its percentiles are those of the
 #       window; its report is TAG/victim.json. Every QP uses rxe's default
 #       ACK timeout (exponent 14, 67 ms), what applications get.
+#       With INCAST_SIDE=FN, "FN start DIR SECS" runs once the counters
+#       are taken, right before the senders start, and "FN stop DIR" once
+#       they have ended, before the counters are read again: something
+#       that runs alongside the incast (t_incast.t's flood).
 #       With INCAST_ROCECCD=URL (a running roceccd, http://127.0.0.1:9468)
 #       also TAG/flows.ndjson (URL/flows.json every 250 ms, lib/rd_sample.py;
 #       its t_ms on the backlog file's clock) and, after the run, the final
@@ -82,6 +88,8 @@ INCAST_PORT=${INCAST_PORT:-19000}
 INCAST_ROCECCD=${INCAST_ROCECCD:-}
 INCAST_VICTIM=${INCAST_VICTIM:-}
 INCAST_VHOST=0
+INCAST_EXTRA=${INCAST_EXTRA:-0}
+INCAST_SIDE=${INCAST_SIDE:-}
 
 # incast_scale PROFILE RATE [time [DEV]]: the "NAME VALUE" pairs that
 # scale PROFILE to a RATE Mbit/s bottleneck, after the profile itself is
@@ -118,7 +126,7 @@ incast_setup() {
 	INCAST_N=$n INCAST_RATE=$2 INCAST_VHOST=0
 	[ -n "$INCAST_VICTIM" ] && INCAST_VHOST=$((n + 2))
 	[ -n "$INCAST_DIR" ] || INCAST_DIR=$(mktemp -d /tmp/incast.XXXXXX)
-	topo_setup $((n + 1 + (INCAST_VHOST > 0))) || return 1
+	topo_setup $((n + 1 + (INCAST_VHOST > 0) + INCAST_EXTRA)) || return 1
 	topo_bottleneck $((n + 1)) "$2" ecn "$3" "$4" "$5" || return 1
 	for ((h = 1; h <= TOPO_N; h++)); do
 		tc qdisc replace dev "veth$h" root fq flow_limit 1000 || return 1
@@ -182,6 +190,9 @@ incast_run() {
 		incast_devs "$d/devs.before.json" || return 1
 	fi
 	topo_backlog_start $((INCAST_N + 1)) 20 "$d/backlog" || return 1
+	if [ -n "$INCAST_SIDE" ]; then
+		"$INCAST_SIDE" start "$d" "$secs" || st=1
+	fi
 	if [ "$INCAST_VHOST" -gt 0 ]; then
 		_incast_victim "$d" "$secs" "$tclass" &
 		pids+=($!)
@@ -199,6 +210,9 @@ incast_run() {
 	done
 	for h in "${pids[@]}"; do wait "$h" || st=1; done
 	wait "$srv" || st=1
+	if [ -n "$INCAST_SIDE" ]; then
+		"$INCAST_SIDE" stop "$d" || st=1
+	fi
 	if [ -n "$smp" ]; then
 		_topo_sleep 0.5	# a last sample once the QPs are gone
 		kill "$smp" 2>/dev/null

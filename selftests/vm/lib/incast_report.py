@@ -152,6 +152,7 @@ def run_figures(d, rate, conv):
     r["dups"] = delta(f"rxe{n + 1}.duplicate_request")
     r["errors"] = sum(r[f"errors{h}"] for h in range(1, n + 1))
     r["cnp_sent"] = r["cnp_handled"] = r["cnp_ignored"] = -1
+    r["cnp_spoofed"] = -1
     if dev_entry(d, n + 1) is not None:
         def st(h):
             """The device's counters over the run."""
@@ -164,6 +165,8 @@ def run_figures(d, rate, conv):
         r["cnp_handled"] = sum(st(h).get("rp_cnp_handled", 0)
                                for h in senders)
         r["cnp_ignored"] = sum(st(h).get("rp_cnp_ignored", 0)
+                               for h in senders)
+        r["cnp_spoofed"] = sum(st(h).get("rp_cnp_spoofed", 0)
                                for h in senders)
     return r
 

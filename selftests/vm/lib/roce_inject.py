@@ -11,6 +11,14 @@ safety tests.
       device): they cross the output hooks of IFACE.
   roce_inject.py bytes SRC DST CASE [QPN]
       Print the IP packet in hex (to compare with a capture).
+  roce_inject.py flood IFACE SRCMAC SRC PPS SECS TARGET...
+      Ethernet frames out of IFACE (AF_PACKET) at PPS frames per second
+      in all, the TARGETs in turn, for SECS seconds or until SIGTERM or
+      SIGINT. TARGET is DSTMAC/DST/CASE/QPN, CASE cnp or ce, QPN a
+      number or "rand" (a random QPN of 0x10000-0xffffff per frame).
+      Prints "sending" once the first frames are out, and at the end a
+      line "DST CASE QPN SENT" per target and "total SENT SECS PPS" (the
+      rate achieved, which the guest's CPU may hold below PPS).
 
 SRC/DST are IPv4 or IPv6 addresses. CASE is one of these, or several
 separated by commas (COUNT of each, in that order; bytes: a line each):
@@ -29,9 +37,11 @@ QPN "rand" (link mode): COUNT packets for random QPNs of 0x10000-0xffffff
 """
 import ipaddress
 import random
+import signal
 import socket
 import struct
 import sys
+import time
 import zlib
 
 PORT = 4791
@@ -46,8 +56,10 @@ def csum(b):
     return ~s & 0xffff
 
 
-def icrc(ip, hl):
-    """ICRC of an IP packet whose last 4 bytes are the ICRC field."""
+def icrc_input(ip, hl):
+    """What the ICRC of an IP packet covers: 8 bytes of ones, then the
+    packet with its variant fields masked and without the ICRC field (its
+    last 4 bytes)."""
     if hl == 20:
         m = bytearray(ip[:20])
         m[1] = m[8] = m[10] = m[11] = 0xff
@@ -59,9 +71,12 @@ def icrc(ip, hl):
     u[6] = u[7] = 0xff
     b = bytearray(ip[hl + 8:hl + 20])
     b[4] = 0xff
-    crc = zlib.crc32(b'\xff' * 8 + bytes(m) + bytes(u) + bytes(b) +
-                     bytes(ip[hl + 20:-4])) & 0xffffffff
-    return struct.pack('<I', crc)
+    return b'\xff' * 8 + bytes(m) + bytes(u) + bytes(b) + bytes(ip[hl + 20:-4])
+
+
+def icrc(ip, hl):
+    """ICRC of an IP packet whose last 4 bytes are the ICRC field."""
+    return struct.pack('<I', zlib.crc32(icrc_input(ip, hl)) & 0xffffffff)
 
 
 def bth(op, qpn, tver=0, pad=0, becn=0):
@@ -110,6 +125,68 @@ def packet(src, dst, case, qpn=0x11):
     return bytes(ip), v6
 
 
+def qpn_frames(eth, src, dst, case):
+    """A function of a QPN that returns the frame of @case for it: the
+    header @eth, then packet()'s bytes with that QPN and its ICRC. The
+    CRC of what precedes the QPN is taken once: a flood cannot afford to
+    build every frame anew under TCG."""
+    ip, _ = packet(src, dst, case, 0)
+    hl = 20 if ip[0] >> 4 == 4 else 40
+    q = hl + 8 + 5                      # the QPN: BTH bytes 5-7
+    m = icrc_input(ip, hl)              # 8 bytes of ones, then ip masked
+    pre, post = zlib.crc32(m[:8 + q]), m[8 + q + 3:]
+    head, tail = eth + ip[:q], ip[q + 3:-4]
+
+    def frame(qpn):
+        b = qpn.to_bytes(3, 'big')
+        crc = zlib.crc32(post, zlib.crc32(b, pre)) & 0xffffffff
+        return head + b + tail + struct.pack('<I', crc)
+    return frame
+
+
+def flood(iface, smac, src, pps, secs, targets):
+    stop = []
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.append(1))
+    v6 = ipaddress.ip_address(src).version == 6
+    eth = struct.pack('!H', 0x86dd if v6 else 0x0800)
+    ts = []                             # [dst, case, qpn, frame(), sent]
+    for t in targets:
+        dmac, dst, case, qpn = t.split('/')
+        if case not in ('cnp', 'ce'):
+            sys.exit('flood: CASE is cnp or ce, not ' + case)
+        ts.append([dst, case, qpn,
+                   qpn_frames(mac(dmac) + mac(smac) + eth, src, dst, case), 0])
+    sk = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+    sk.bind((iface, 0))
+    # Frames due are sent every 2 ms; a sender held up (a busy guest)
+    # goes on at the rate, not with a burst of what it owes beyond 20 ms.
+    burst = max(1, int(pps / 50))
+    sent = owed = i = 0
+    t0 = now = time.monotonic()
+    while not stop and now - t0 < secs:
+        due = int((now - t0) * pps) + 1 - owed
+        if due - sent > burst:
+            owed += due - sent - burst
+            due = sent + burst
+        while sent < due:
+            t = ts[i]
+            i = (i + 1) % len(ts)
+            q = t[2]
+            sk.send(t[3](random.randrange(0x10000, 0x1000000)
+                         if q == 'rand' else int(q, 0)))
+            t[4] += 1
+            sent += 1
+        if now == t0:
+            print('sending', flush=True)
+        time.sleep(0.002)
+        now = time.monotonic()
+    el = now - t0
+    for t in ts:
+        print(*t[:3], t[4])
+    print('total %d %.2f %.0f' % (sent, el, sent / el if el > 0 else 0))
+
+
 def mac(s):
     return bytes(int(x, 16) for x in s.split(':'))
 
@@ -142,6 +219,9 @@ def main():
                 sys.exit('raw mode is IPv4 only')
             for _ in range(int(count)):
                 sk.sendto(ip, (dst, 0))
+    elif mode == 'flood':
+        iface, smac, src, pps, secs = sys.argv[2:7]
+        flood(iface, smac, src, float(pps), float(secs), sys.argv[7:])
     elif mode == 'bytes':
         src, dst, case = sys.argv[2:5]
         qpn = int(sys.argv[5], 0) if len(sys.argv) > 5 else 0x11
