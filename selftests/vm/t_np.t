@@ -5,9 +5,8 @@
 # ECN CE on every packet (tc pedit on clsact egress, plus the IPv4 header
 # checksum). The engine (lib/dp.sh: rocecc.ko, or the BPF datapath under
 # roceccd --datapath bpf in t_np_bpf.t) is attached on host 3 only, so the
-# senders do not
-# slow down and every window of np_min_time_between_cnps has CE marks to
-# answer. Run with the mlx5 and the paper profile, scaled to the testbed
+# senders do not slow down and every window of np_min_time_between_cnps
+# has CE marks to answer. Run with the mlx5 and the paper profile, scaled to the testbed
 # with its time constants multiplied by D (lib/incast.sh: np_min 4 us x
 # 5000 = 20 ms, 50 us x 2000 = 100 ms; at the profiles' own 4 and 50 us
 # every packet earns a CNP here, which bounds nothing).

@@ -81,7 +81,7 @@ dp_load() {
 
 dp_module_only() {
 	[ "$DP_ENGINE" = module ] && return 0
-	tap_skip "$*" "module only (the BPF engine has no module parameters, sysctl or allocation counters)"
+	tap_skip "$*" "the module's alone: not a part of the BPF engine"
 	return 1
 }
 
