@@ -60,9 +60,10 @@ struct rd_qp {
 	bool have_peer;
 	uint8_t peer[16];	/* IPv6, or IPv4-mapped */
 	unsigned int peer_gen;	/* bumped when the peer changes */
-	unsigned int nflows;	/* this round: flows that may be its */
-	bool flow_res;		/* ... one of them resolved to it */
-	uint8_t flow_peer[16];	/* ... the peer of the first (or resolved) */
+	uint8_t pair_rank;	/* this round: how its best flow names it */
+	unsigned int pair_n;	/* ... flows of that rank */
+	uint64_t pair_last_ns;	/* ... the best one's latest packet */
+	uint8_t flow_peer[16];	/* ... and its peer */
 	uint64_t merge_ms;	/* its qps entry first marked MERGE, 0: never */
 	/* bpfdp.c: its dp_qps entry is written, for this peer and rqpn */
 	bool dp_set;

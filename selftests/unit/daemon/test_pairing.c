@@ -107,7 +107,7 @@ static unsigned int every_order(void (*setup)(void), const struct fx *fl,
 				const char **bad)
 {
 	unsigned int o[6] = { 0 }, j, good = 0, total = 0, gen;
-	static char buf[INET6_ADDRSTRLEN];
+	static char buf[INET6_ADDRSTRLEN], first_bad[INET6_ADDRSTRLEN];
 
 	for (j = 0; j < n; j++)
 		o[j] = j;
@@ -121,7 +121,8 @@ static unsigned int every_order(void (*setup)(void), const struct fx *fl,
 		    qps[i].peer_gen - gen == changes)
 			good++;
 		else if (!*bad)
-			*bad = peer_of(&qps[i], buf, sizeof(buf));
+			*bad = strcpy(first_bad, peer_of(&qps[i], buf,
+							 sizeof(buf)));
 	} while (next_order(o, n));
 	return total - good;
 }
@@ -133,7 +134,7 @@ static unsigned int every_order(void (*setup)(void), const struct fx *fl,
 			sizeof(fl) / sizeof(fl[0]), i, want, changes,	\
 			&__bad);					\
 		if (!tap_ok(!__n, __VA_ARGS__))				\
-			tap_diag("%u orders wrong, e.g. peer %s, want %s", \
+			tap_diag("%u orders wrong, e.g. peer %s, want %s (or a change too many)", \
 				 __n, __bad, want);			\
 	} while (0)
 
@@ -180,8 +181,110 @@ static void test_plain(void)
 	tap_ok(!qps[1].have_peer, "... but gives it no peer");
 }
 
+/* veth1's QP already paired with host 2 (dp_qps written) */
+static void paired(void)
+{
+	table(2, two_hosts);
+	addr("::ffff:10.0.0.2", qps[0].peer);
+	qps[0].have_peer = true;
+}
+
+/*
+ * t_safety's spoofed CNPs: for QP 17 on veth1 from 10.0.0.3 and fd00::3,
+ * which flowmon resolves to QP 17 at once (the QP table knows it) but
+ * which we never sent to: they must not take host 2's place, or host 2's
+ * own CNPs are counted rp_cnp_spoofed from the next round on.
+ */
+static void test_spoofed(void)
+{
+	static const struct fx fl[] = {
+		{ "::ffff:10.0.0.2", 17, VETH1, 17, 500, 400, 1000 },
+		{ "::ffff:10.0.0.1", 17, VETH2, 17, 400, 500, 1001 },
+		/* later than host 2's latest packet: they keep coming */
+		{ "::ffff:10.0.0.3", 17, VETH1, 17, 0, 3000, 2000 },
+		{ "fd00::3", 17, VETH1, 17, 0, 1000, 3000 },
+	};
+	static const struct fx unres[] = {
+		/* host 2 has not answered yet: our flow is unresolved */
+		{ "::ffff:10.0.0.2", 17, VETH1, 0, 5, 0, 1000 },
+		{ "::ffff:10.0.0.3", 17, VETH1, 17, 0, 3000, 2000 },
+	};
+
+	ALL_ORDERS(paired, fl, 0, "::ffff:10.0.0.2", 0,
+		   "CNPs for veth1's QP 17 from 10.0.0.3 and fd00::3 leave its peer host 2");
+	ALL_ORDERS(fresh, fl, 0, "::ffff:10.0.0.2", 1,
+		   "... also in the round that pairs it first");
+	ALL_ORDERS(fresh, fl, 1, "::ffff:10.0.0.1", 1,
+		   "... and veth2's QP 17 keeps host 1");
+	ALL_ORDERS(fresh, unres, 0, "::ffff:10.0.0.2", 1,
+		   "... and they do not beat a flow of our packets not yet answered");
+}
+
+/* veth1's QP 17 paired with host 3 (adopted, or an earlier QP's) */
+static void stale(void)
+{
+	table(2, two_hosts);
+	addr("::ffff:10.0.0.3", qps[0].peer);
+	qps[0].have_peer = true;
+}
+
+/*
+ * QP 17 of veth1 ended and came back toward host 2 (QPN 17 again)
+ * between two rounds, or while no daemon ran: the table never saw it go,
+ * and the flow of the earlier QP is still there, our packets in it.
+ */
+static void test_reused(void)
+{
+	static const struct fx fl[] = {
+		{ "::ffff:10.0.0.3", 17, VETH1, 17, 900, 800, 1000 },
+		{ "::ffff:10.0.0.2", 17, VETH1, 17, 50, 40, 5000 },
+	};
+	static const struct fx unres[] = {
+		{ "::ffff:10.0.0.3", 17, VETH1, 0, 900, 0, 1000 },
+		{ "::ffff:10.0.0.2", 17, VETH1, 0, 50, 0, 5000 },
+	};
+
+	ALL_ORDERS(stale, fl, 0, "::ffff:10.0.0.2", 1,
+		   "QPN 17 reused toward host 2: the peer follows our latest packets");
+	ALL_ORDERS(stale, unres, 0, "::ffff:10.0.0.2", 1,
+		   "... also before either flow was answered");
+}
+
+/* A QP that only receives (a UC responder): no flow of our packets */
+static void test_receiver(void)
+{
+	static const uint32_t uc[][3] = { { VETH1, 20, 30 } };
+	static const struct fx one[] = {
+		{ "::ffff:10.0.0.4", 30, VETH1, 20, 0, 100, 1000 },
+	};
+	static const struct fx two[] = {
+		{ "::ffff:10.0.0.4", 30, VETH1, 20, 0, 100, 1000 },
+		{ "::ffff:10.0.0.5", 30, VETH1, 20, 0, 100, 2000 },
+	};
+	static const unsigned int twice[] = { 0, 0 };
+
+	table(1, uc);
+	round_of(one, twice, 2);
+	tap_ok(qps[0].have_peer && qps[0].peer_gen == 1,
+	       "a QP that only receives: its one flow names its peer (seen twice in a walk that restarted)");
+	table(1, uc);
+	round_of(two, (const unsigned int[]){ 0, 1 }, 2);
+	round_of(two, (const unsigned int[]){ 1, 0 }, 2);
+	tap_ok(!qps[0].have_peer,
+	       "... two such flows name none (anyone can send)");
+	table(1, uc);
+	round_of(one, twice, 1);
+	round_of(two, (const unsigned int[]){ 1 }, 1);
+	tap_is_str(peer_of(&qps[0], (char[INET6_ADDRSTRLEN]){ 0 },
+			   INET6_ADDRSTRLEN), "::ffff:10.0.0.4",
+		   "... nor replace the peer it has");
+}
+
 int main(void)
 {
 	test_plain();
+	test_spoofed();
+	test_reused();
+	test_receiver();
 	return tap_done();
 }
