@@ -13,6 +13,13 @@
 # QP uses rxe's default ACK timeout (14, 67 ms), what
 # applications get: unchecked, the three windows (16 KB messages, 4
 # outstanding) queue ~170 KB, 68 ms, more than that timeout waits.
+# Beside the incast, the victim: host N+2 writes one 64 B message every
+# 100 ms, one outstanding (a parameter fetch), to the same receiver through
+# the same port and priority; its message latency is what a
+# latency-sensitive flow pays for the incast's queue. Its gap is above the
+# ACK timeout so that rxe's stale retransmission timer expires between its
+# messages (lib/incast.sh, _incast_victim): a victim retry then means a
+# message waited past 67 ms.
 # Measured by rocegen, the switch's counters and the engine's (the same
 # keys for both). roceccd watches every run (message completion on the
 # wire, per-flow bytes and CNPs): lib/incast.sh samples its /flows.json
@@ -39,6 +46,7 @@ lib=$top/selftests/vm/lib
 . "$lib/rd.sh"
 
 n=${ROCECC_DEMO_SENDERS:-3}
+export INCAST_VICTIM=64 INCAST_VICTIM_GAP_MS=100
 secs=${ROCECC_DEMO_SECS:-8}
 tsecs=${ROCECC_DEMO_TIME_SECS:-20}
 if [ -n "${ROCECC_VM_OUT_DIR:-}" ]; then
@@ -65,7 +73,7 @@ trap cleanup EXIT
 t_start=$EPOCHREALTIME
 phase() { printf '[demo %5.1fs] %s\n' "$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')" "$*"; }
 
-phase "building $((n + 1)) soft-RoCE hosts and a switch; bottleneck toward host $((n + 1)): 20 Mbit/s, RED ECN Kmin 20 KB, Kmax 80 KB, Pmax 0.1"
+phase "building $((n + 2)) soft-RoCE hosts and a switch; bottleneck toward host $((n + 1)): 20 Mbit/s, RED ECN Kmin 20 KB, Kmax 80 KB, Pmax 0.1; the victim on host $((n + 2))"
 modprobe -a ib_core rdma_rxe || exit 1
 incast_setup "$n" 20 20000 80000 0.1 || exit 1
 phase "starting roceccd (per-flow telemetry; sampled every 250 ms during each run)"
@@ -92,9 +100,9 @@ for m in $modes; do
 	*) what="rocecc.ko, ${m%-time} profile scaled to the testbed" ;;
 	esac
 	case $m in
-	*-time) phase "run $m ($what): hosts 1..$n write 16 KB messages to host $((n + 1)) for ${tsecs}s"
+	*-time) phase "run $m ($what): hosts 1..$n write 16 KB messages to host $((n + 1)) for ${tsecs}s, the victim 64 B every 100 ms"
 		INCAST_CONV=5 incast_run "$m" "$tsecs" || exit 1 ;;
-	*) phase "run $m ($what): hosts 1..$n write 16 KB messages to host $((n + 1)) for ${secs}s"
+	*) phase "run $m ($what): hosts 1..$n write 16 KB messages to host $((n + 1)) for ${secs}s, the victim 64 B every 100 ms"
 		INCAST_CONV=3 incast_run "$m" "$secs" || exit 1 ;;
 	esac
 done

@@ -1,8 +1,14 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# The RP's egress datapath on a sender (host 1 -> host 2, no bottleneck):
-#  - attach refuses a device without fq, naming the command to run;
-#  - module parameters out of their ranges are refused, and a
+# The RP's egress datapath on a sender (host 1 -> host 2, no bottleneck),
+# for both engines (lib/dp.sh): rocecc.ko, and the BPF datapath under
+# roceccd --datapath bpf (t_ect_pacing_bpf.t). Points marked (module) are
+# the module's alone, and a TAP skip on bpf.
+#  - attach refuses a device without fq, naming the command to run (the
+#    module's rocecc dev attach; roceccd's log, which attaches the BPF
+#    engine once fq is there);
+#  - a parameter out of its range is refused by rocecc param, naming it;
+#  - (module) module parameters out of their ranges are refused, and a
 #    pacing_max_delay_us beyond an attached device's fq horizon too;
 #  - RoCE traffic sent Not-ECT leaves marked ECT(0) with a valid ICRC, and
 #    rxe on the receiver accepts every packet (rcvd = sent, no duplicates);
@@ -11,16 +17,18 @@
 #    send errors and no completion errors;
 #  - a local user (nobody) sending RoCEv2-shaped UDP to a paced QP's remote
 #    QPN and to made-up QPNs creates no flow and does not slow the QP; the
-#    packets are counted in tx_not_rxe; flow dumps are readable by nobody
-#    and flagged NLM_F_DUMP_INTR when a flow was made during them;
+#    packets are counted in tx_not_rxe; (module) flow dumps are readable by
+#    nobody and flagged NLM_F_DUMP_INTR when a flow was made during them
+#    (the BPF engine's pinned maps are root's, its dumps a map walk);
 #  - 64 KB messages at 4 Mb/s with the default ACK timeout 14: rxe asks
 #    for an ACK once per message (131 ms at that rate, more than the 67 ms
 #    timeout); the module sets AckReq on packets in between so that no
 #    two leave more than the budget (20 % of the timeout, 12 ms) apart
 #    (pacing_ackreq), the rate is kept (goodput within 10 %), nothing is
-#    capped and nothing times out; without asking (pacing_ack_req=0) the
-#    cap binds instead and the flow runs faster than its rate; with
-#    neither (pacing_budget_pct=1000) the same run times out.
+#    capped and nothing times out; (module) without asking
+#    (pacing_ack_req=0) the cap binds instead and the flow runs faster than
+#    its rate; with neither (pacing_budget_pct=1000) the same run times
+#    out.
 # rxe under TCG retransmits now and then by itself (a vCPU descheduled for
 # longer than the 67 ms ACK timeout); retries are printed, and at most
 # $ROCECC_DP_RETRY_MAX (2) per run are tolerated where none are expected.
@@ -34,20 +42,42 @@ tap_require_vm
 
 retry_max=${ROCECC_DP_RETRY_MAX:-2}
 work=$(mktemp -d /tmp/t_ect.XXXXXX)
-trap 'topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT
+trap 'topo_teardown; dp_cleanup; rm -rf "$work"' EXIT
 R=$DP_CLI
 
-tap_run "ib_core, rdma_rxe and rocecc.ko load" dp_load || tap_bail "no module"
+tap_run "ib_core, rdma_rxe load (engine $DP_ENGINE)" dp_load || tap_bail "no $DP_ENGINE engine"
 tap_run "2-host topology comes up" topo_setup 2 || tap_bail "no topology"
 
 # --- attach needs fq ---------------------------------------------------------
 
-out=$("$R" dev attach veth1 2>&1)
+if [ "$DP_ENGINE" = module ]; then
+	out=$("$R" dev attach veth1 2>&1)
+	st=$?
+	[ $st = 1 ] && grep -q "tc qdisc replace dev veth1 root fq" <<<"$out"
+	tap_ok $? "attach without fq is refused and says what to run" || tap_diag "status $st: $out"
+	tap_run "fq on veth1 and veth2" dp_fq 1 2
+	tap_run "attach veth1 and veth2" dp_attach 1 2
+else
+	# roceccd ([module] fq = no) refuses, logs why and tries every poll
+	DP_ATTACH_NOWAIT=1 dp_attach 1 2 || tap_bail "roceccd did not start"
+	for _ in $(seq 50); do
+		grep -q "fq needed (tc qdisc replace dev veth1 root fq" "$DP_RD_LOG" && break
+		_topo_sleep 0.2
+	done
+	grep -q "fq needed (tc qdisc replace dev veth1 root fq" "$DP_RD_LOG" &&
+		[[ $(dp_engines) != *veth1* ]]
+	tap_ok $? "attach without fq is refused and says what to run" || tap_diag "$(tail -n 3 "$DP_RD_LOG"); driven: $(dp_engines)"
+	tap_run "fq on veth1 and veth2" dp_fq 1 2
+	for _ in $(seq 50); do
+		[ "$(dp_engines)" = "veth1=bpf veth2=bpf" ] && break
+		_topo_sleep 0.2
+	done
+	tap_is "$(dp_engines)" "veth1=bpf veth2=bpf" "roceccd attaches veth1 and veth2 once fq is there"
+fi
+out=$("$R" param set dev veth1 rp_rate_divisor 0 2>&1)
 st=$?
-[ $st = 1 ] && grep -q "tc qdisc replace dev veth1 root fq" <<<"$out"
-tap_ok $? "attach without fq is refused and says what to run" || tap_diag "status $st: $out"
-tap_run "fq on veth1 and veth2" dp_fq 1 2
-tap_run "attach veth1 and veth2" dp_attach 1 2
+[ $st -ne 0 ] && grep -q rp_rate_divisor <<<"$out"
+tap_ok $? "rocecc param set refuses a value out of range, naming the parameter" || tap_diag "status $st: $out"
 
 # --- module parameters: ranges, and attach's fq test after attach ---------------
 
@@ -57,22 +87,24 @@ refused() {	# PARAM VALUE: the write fails and the parameter keeps its value
 	was=$(cat "$mp/$1")
 	! echo "$2" 2>/dev/null >"$mp/$1" && [ "$(cat "$mp/$1")" = "$was" ]
 }
-for pv in "pacing_budget_pct 0" "pacing_budget_pct 1001" "flow_idle_ms 0" \
-	"flow_max 0" "flow_max 2000000" "qp_max x" "pacing_max_delay_us 10000001" \
-	"pacing_default_budget_us 0" "qp_revalidate_ms 99" "qp_unresolved_max 65537"; do
-	# shellcheck disable=SC2086
-	tap_run "out of range refused, value kept: $pv" refused $pv
-done
-# fq's horizon 2 s drops what would leave later: pacing_max_delay_us may
-# not pass it once attached either (attach checked the 1 s it found).
-tap_run "fq horizon 2 s on veth1 (attached)" tc qdisc change dev veth1 root fq horizon 2s
-tap_run "pacing_max_delay_us 3 s refused with veth1's fq horizon at 2 s" refused pacing_max_delay_us 3000000
-dmesg | tail -n 5 | grep -q "pacing_max_delay_us 3000000 refused: fq on veth1 drops packets beyond its horizon (2000000 us)"
-tap_ok $? "... and the kernel log says why" || tap_diag "$(dmesg | tail -n 3)"
-echo 1500000 >"$mp/pacing_max_delay_us"
-tap_cmp "$(cat "$mp/pacing_max_delay_us")" -eq 1500000 "pacing_max_delay_us 1.5 s is taken"
-echo 1000000 >"$mp/pacing_max_delay_us"
-tap_run "fq horizon back to 10 s" tc qdisc change dev veth1 root fq horizon 10s
+if dp_module_only "module parameters' ranges, pacing_max_delay_us against fq's horizon"; then
+	for pv in "pacing_budget_pct 0" "pacing_budget_pct 1001" "flow_idle_ms 0" \
+		"flow_max 0" "flow_max 2000000" "qp_max x" "pacing_max_delay_us 10000001" \
+		"pacing_default_budget_us 0" "qp_revalidate_ms 99" "qp_unresolved_max 65537"; do
+		# shellcheck disable=SC2086
+		tap_run "out of range refused, value kept: $pv" refused $pv
+	done
+	# fq's horizon 2 s drops what would leave later: pacing_max_delay_us may
+	# not pass it once attached either (attach checked the 1 s it found).
+	tap_run "fq horizon 2 s on veth1 (attached)" tc qdisc change dev veth1 root fq horizon 2s
+	tap_run "pacing_max_delay_us 3 s refused with veth1's fq horizon at 2 s" refused pacing_max_delay_us 3000000
+	dmesg | tail -n 5 | grep -q "pacing_max_delay_us 3000000 refused: fq on veth1 drops packets beyond its horizon (2000000 us)"
+	tap_ok $? "... and the kernel log says why" || tap_diag "$(dmesg | tail -n 3)"
+	echo 1500000 >"$mp/pacing_max_delay_us"
+	tap_cmp "$(cat "$mp/pacing_max_delay_us")" -eq 1500000 "pacing_max_delay_us 1.5 s is taken"
+	echo 1000000 >"$mp/pacing_max_delay_us"
+	tap_run "fq horizon back to 10 s" tc qdisc change dev veth1 root fq horizon 10s
+fi
 
 # One rocegen run from host 1 to host 2. Sets: gp (steady goodput, Mbit/s:
 # mean of the middle 60% of the 10 ms samples), mbit, msgs, errs, retry,
@@ -155,7 +187,7 @@ pace() {
 	tap_cmp "$(flow pacing_delayed)" -gt 0 "IPv$fam $rate Mb/s: the flow was paced"
 	[ "$(flow budget_known)" = 1 ] && [ "$(flow qp_timeout)" = 14 ] &&
 		[ "$(flow pacing_budget_us)" = 12000 ]
-	tap_ok $? "IPv$fam $rate Mb/s: budget 12 ms from the QP's timeout 14 (ib_query_qp)"
+	tap_ok $? "IPv$fam $rate Mb/s: budget 12 ms from the QP's timeout 14 (learned by the engine)"
 }
 pace 10 4
 pace 5 4
@@ -166,11 +198,13 @@ pace 10 6
 # Any user may send UDP to port 4791 out of an attached device. Such
 # packets must neither make flows (and fill flow_max) nor be charged to an
 # rxe flow and delay it: only rxe's own QP sockets are tracked, the rest
-# is counted in tx_not_rxe. nobody, who may read the flow dump, learns the
-# remote QPN of a QP paced at 10 Mb/s and sends 1 KB packets at 800/s out
-# of veth1, three in four to that QPN (5 Mb/s), the rest to 64 made-up
-# QPNs.
+# is counted in tx_not_rxe. nobody, who may read the module's flow dump
+# (the BPF engine's is root's: then root reads it), learns the remote QPN
+# of a QP paced at 10 Mb/s and sends 1 KB packets at 800/s out of veth1,
+# three in four to that QPN (5 Mb/s), the rest to 64 made-up QPNs.
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+reader=nobody who=nobody
+[ "$DP_ENGINE" = module ] || reader=command who=root
 dstat() { "$R" -j -s dev show veth1 | jq -r ".[0].stats.$1"; }
 tap_diag "[${SECONDS} s] nobody's RoCE-shaped UDP at 800 packets/s while a QP is paced at 10 Mb/s"
 "$R" param set dev veth1 rp_max_rate 10
@@ -183,12 +217,12 @@ DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 "$port" "$work/cf.json" --size 16K --dura
 cli=$!
 rq=
 for _ in $(seq 100); do
-	rq=$(nobody "$R" -j flow show dev veth1 2>/dev/null |
+	rq=$($reader "$R" -j flow show dev veth1 2>/dev/null |
 		jq -r --argjson old "$old" '[.[] | select(.packets > 0) | .rqpn] - $old | first // empty')
 	[ -n "$rq" ] && break
 	_topo_sleep 0.05
 done
-tap_ok "$([ -n "$rq" ]; echo $?)" "nobody reads the new flow's remote QPN from the flow dump ($rq)"
+tap_ok "$([ -n "$rq" ]; echo $?)" "$who reads the new flow's remote QPN from the flow dump ($rq)"
 qs=$(for i in $(seq 0 63); do printf '%s,%s,%s,0x%x,' "${rq:-17}" "${rq:-17}" "${rq:-17}" $((0x800000 + i)); done)
 nobody "$DP_PY" "$DP_LIB/roce_udp.py" veth1 "$(topo_ip 2)" 800 6 "${qs%,}" >"$work/flood" 2>&1 &
 flood=$!
@@ -239,18 +273,20 @@ one_run() {
 	dp_rg_server rxe2 "$port" 1 && DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 "$port" "$work/c1.json" --size 4K --count 4 >/dev/null 2>&1
 	wait "$DP_SRV_PID"
 }
-# No flow may expire meanwhile (flow_idle_ms: an hour for these dumps).
-echo 3600000 >"$mp/flow_idle_ms"
-quiet=$(dump_during true)
-churn=$(dump_during one_run)
-tap_diag "without a change: $quiet; with a new flow meanwhile: $churn"
-[[ $quiet =~ ^flows\ [1-9][0-9]*\ intr\ 0\ err\ 0$ ]]
-tap_ok $? "a dump with no flow coming or going is not flagged ($quiet)"
-[[ $churn =~ ^flows\ [1-9][0-9]*\ intr\ 1\ err\ 0$ ]]
-tap_ok $? "a dump during which a flow was made says so: NLM_F_DUMP_INTR ($churn)"
+if dp_module_only "NLM_F_DUMP_INTR on the module's flow dumps"; then
+	# No flow may expire meanwhile (flow_idle_ms: an hour for these dumps).
+	echo 3600000 >"$mp/flow_idle_ms"
+	quiet=$(dump_during true)
+	churn=$(dump_during one_run)
+	tap_diag "without a change: $quiet; with a new flow meanwhile: $churn"
+	[[ $quiet =~ ^flows\ [1-9][0-9]*\ intr\ 0\ err\ 0$ ]]
+	tap_ok $? "a dump with no flow coming or going is not flagged ($quiet)"
+	[[ $churn =~ ^flows\ [1-9][0-9]*\ intr\ 1\ err\ 0$ ]]
+	tap_ok $? "a dump during which a flow was made says so: NLM_F_DUMP_INTR ($churn)"
+fi
 n=$(dp_flow_json veth1 | jq length)
-tap_cmp "$n" -eq "$(dstat flows)" "rocecc flow show then lists every flow once ($n, as the flows gauge)"
-echo 10000 >"$mp/flow_idle_ms"
+tap_cmp "$n" -eq "$(dstat flows)" "rocecc flow show lists every flow once ($n, as the flows gauge)"
+[ "$DP_ENGINE" = module ] && echo 10000 >"$mp/flow_idle_ms"
 
 # --- the budget: 64 KB messages at 4 Mb/s ------------------------------------------
 
@@ -271,27 +307,31 @@ tap_cmp "$errs" -eq 0 "asking: no completion errors"
 tap_cmp "$rcvd2" -eq "$sent1" "asking: rxe2 accepted every packet (AckReq set, ICRC rewritten)"
 on_retry=$retry
 
-tap_diag "[${SECONDS} s] 64 KB messages at 4 Mb/s, not asking (pacing_ack_req=0)"
-echo 0 >/sys/module/rocecc/parameters/pacing_ack_req
-run --size 64K --duration 4s
-capped=$(flow pacing_capped)
-tap_diag "capping: goodput steady $gp, whole $mbit Mb/s, retries $retry, duplicates $dups, errors $errs, pacing_ackreq $(flow pacing_ackreq), pacing_capped $capped of $(flow packets) packets"
-tap_cmp "$capped" -gt 0 "capping: the cap binds (pacing_capped $capped)"
-awk -v g="$gp" -v w="$want64" 'BEGIN { exit !(g > 1.5 * w) }'
-tap_ok $? "capping: the flow runs faster than its rate (steady $gp Mb/s)"
-tap_cmp "$retry" -le "$retry_max" "capping: no ACK timeouts beyond TCG noise ($retry)"
+# The BPF engine has the two knobs below in its dp_devs map, but no
+# module parameter or command sets them.
+if dp_module_only "capping and neither: pacing_ack_req=0, pacing_budget_pct=1000 (module parameters)"; then
+	tap_diag "[${SECONDS} s] 64 KB messages at 4 Mb/s, not asking (pacing_ack_req=0)"
+	echo 0 >/sys/module/rocecc/parameters/pacing_ack_req
+	run --size 64K --duration 4s
+	capped=$(flow pacing_capped)
+	tap_diag "capping: goodput steady $gp, whole $mbit Mb/s, retries $retry, duplicates $dups, errors $errs, pacing_ackreq $(flow pacing_ackreq), pacing_capped $capped of $(flow packets) packets"
+	tap_cmp "$capped" -gt 0 "capping: the cap binds (pacing_capped $capped)"
+	awk -v g="$gp" -v w="$want64" 'BEGIN { exit !(g > 1.5 * w) }'
+	tap_ok $? "capping: the flow runs faster than its rate (steady $gp Mb/s)"
+	tap_cmp "$retry" -le "$retry_max" "capping: no ACK timeouts beyond TCG noise ($retry)"
 
-tap_diag "[${SECONDS} s] 64 KB messages at 4 Mb/s, neither (pacing_budget_pct=1000)"
-echo 1000 >/sys/module/rocecc/parameters/pacing_budget_pct
-run --size 64K --duration 4s
-echo 20 >/sys/module/rocecc/parameters/pacing_budget_pct
-echo 1 >/sys/module/rocecc/parameters/pacing_ack_req
-tap_diag "neither: goodput $mbit Mb/s, retries $retry, duplicates $dups, errors $errs, pacing_capped $(flow pacing_capped)"
-tap_cmp "$retry" -gt "$((on_retry + 3))" "without budget or asking the same run times out ($retry retries vs $on_retry)"
+	tap_diag "[${SECONDS} s] 64 KB messages at 4 Mb/s, neither (pacing_budget_pct=1000)"
+	echo 1000 >/sys/module/rocecc/parameters/pacing_budget_pct
+	run --size 64K --duration 4s
+	echo 20 >/sys/module/rocecc/parameters/pacing_budget_pct
+	echo 1 >/sys/module/rocecc/parameters/pacing_ack_req
+	tap_diag "neither: goodput $mbit Mb/s, retries $retry, duplicates $dups, errors $errs, pacing_capped $(flow pacing_capped)"
+	tap_cmp "$retry" -gt "$((on_retry + 3))" "without budget or asking the same run times out ($retry retries vs $on_retry)"
+fi
 
 # --- unload ------------------------------------------------------------------------
 
-tap_diag "objects: $(dp_objects)"
-tap_run "rmmod rocecc; allocations balance" dp_unload
-tap_diag "$(dmesg | grep 'rocecc: datapath' | tail -n 1)"
+[ "$DP_ENGINE" = module ] && tap_diag "objects: $(dp_objects)"
+tap_run "$DP_UNLOAD" dp_unload
+[ "$DP_ENGINE" = module ] && tap_diag "$(dmesg | grep 'rocecc: datapath' | tail -n 1)"
 tap_done

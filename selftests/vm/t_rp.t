@@ -5,7 +5,12 @@
 # rate recovers, timer event by timer event as the core predicts, back to
 # the ceiling. Once with the mlx5 profile, once with the paper profile.
 #
-# Scenario (per profile): 2 hosts, fq, rocecc.ko attached; a rocegen flow
+# Both engines (lib/dp.sh): rocecc.ko (ROCECC_ENGINE=module, the default)
+# and the BPF datapath under roceccd --datapath bpf (t_rp_bpf.t), whose
+# flow dumps have the same keys and are advanced to the time of the dump
+# as the module's are.
+#
+# Scenario (per profile): 2 hosts, fq, the engine attached; a rocegen flow
 # host 1 -> host 2 at 1 Mbit/s (4 KB WRITEs), below every rate the RP takes
 # here, and no bottleneck: no queue, no CE, so the only CNPs are the test's.
 # A burst of N valid CNPs to the flow's local QP arrives at veth1 as if from
@@ -85,7 +90,7 @@ PRED=$DP_TOP/build/tools/dcqcn_predict
 INJ=("$DP_PY" "$DP_LIB/roce_inject.py")
 R=$DP_CLI
 work=$(mktemp -d /tmp/t_rp.XXXXXX)
-trap 'topo_teardown; rmmod rocecc 2>/dev/null; rm -rf "$work"' EXIT
+trap 'topo_teardown; dp_cleanup; rm -rf "$work"' EXIT
 
 bneck=20			# Mb/s, the testbed the profiles are scaled to
 T_US=300000			# rp_time_reset
@@ -205,7 +210,7 @@ rxe_delta() {	# A B: rxe_out = "rxeH.NAME +D ...", rxe_sum = the sum of the D
 	done
 }
 
-tap_run "ib_core, rdma_rxe and rocecc.ko load" dp_load || tap_bail "no module"
+tap_run "ib_core, rdma_rxe load (engine $DP_ENGINE)" dp_load || tap_bail "no $DP_ENGINE engine"
 tap_run "2-host topology comes up" topo_setup 2 || tap_bail "no topology"
 tap_run "fq on veth1, veth2" dp_fq 1 2
 tap_run "attach veth1, veth2" dp_attach 1 2 || tap_bail "attach failed"
@@ -360,6 +365,6 @@ round() {
 round mlx5 8
 round paper 20
 
-tap_diag "objects: $(dp_objects)"
-tap_run "rmmod rocecc; allocations balance" dp_unload
+[ "$DP_ENGINE" = module ] && tap_diag "objects: $(dp_objects)"
+tap_run "$DP_UNLOAD" dp_unload
 tap_done

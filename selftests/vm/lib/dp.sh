@@ -1,12 +1,32 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 #
-# dp.sh - helpers of the datapath VM tests (t_ect_pacing.t, t_np.t,
+# dp.sh - helpers of the datapath VM tests (t_ect_pacing.t, t_np.t, t_rp.t,
 # t_safety.t), sourced after tap.sh and topo.sh.
 #
-#   dp_load                     ib_core + rdma_rxe + rocecc.ko
+# The engine under test is ROCECC_ENGINE: "module" (rocecc.ko, the
+# default) or "bpf" (bpf/dcqcn.bpf.c, loaded, attached and detached by
+# roceccd --datapath bpf, with no rocecc.ko loaded). The same script runs
+# for both: the *_bpf.t entry files set ROCECC_ENGINE=bpf and run it.
+# Parameters and profiles (rocecc param), flows (rocecc -j flow show) and
+# counters (rocecc -j -s dev show) are the same commands and keys on both;
+# what only the module has (its parameters in /sys/module, sysctl, its
+# allocation counters) is behind dp_module_only.
+#
+#   DP_ENGINE                   module or bpf
+#   dp_load                     ib_core + rdma_rxe, and rocecc.ko (module)
 #   dp_fq H...                  fq (flow_limit 1000) as root qdisc of vethH
-#   dp_attach H...              rocecc dev attach vethH
+#   dp_attach H...              vethH driven by the engine: rocecc dev
+#                               attach (module); roceccd --datapath bpf
+#                               with [module] devices = vethH..., started
+#                               again with the devices of every call so
+#                               far, its log in DP_RD_LOG (bpf); 0 once
+#                               rocecc dev show lists them with the engine
+#                               (bpf, DP_ATTACH_NOWAIT=1: once roceccd is
+#                               ready)
+#   dp_engines                  "vethX=ENGINE ..." of every driven netdev
+#   dp_module_only DESC...      0 on the module; on bpf a TAP skip of DESC
+#                               (what only the module has) and 1
 #   dp_rg_server DEV PORT [N] [ARGS...]
 #                               rocegen server on DEV for N sessions, in the
 #                               background (DP_SRV_PID); waits for the port
@@ -14,10 +34,16 @@
 #                               rocegen client from rxeH to the server's
 #                               10.0.0.x (DP_RG_PEER, default host 2)
 #                               (both killed after DP_RG_TIMEOUT s, 120)
-#   dp_objects                  the module's allocation counters (one line)
+#   dp_objects                  the module's allocation counters (one line;
+#                               empty on bpf)
 #   dp_flow_json DEV            rocecc -j flow show dev DEV
-#   dp_unload                   rmmod; 0 if the module reported balanced
-#                               allocation counters
+#   dp_unload                   module: rmmod; 0 if the module reported
+#                               balanced allocation counters. bpf: roceccd
+#                               stops (exit 0), its filters are off every
+#                               netdev and no netdev is driven; the pins go.
+#                               DP_UNLOAD says which, for the TAP line
+#   dp_cleanup                  for an EXIT trap: whatever dp_load and
+#                               dp_attach left, quietly
 #   dp_pcap FILE                RoCE summary of a capture (lib/roce_pcap.py):
 #                               "roce=.. notect=.. ect0=.. ect1=.. ce=..
 #                                icrc_bad=.. cnp=.. cnp_icrc_bad=.. ..."
@@ -34,9 +60,34 @@ DP_LIB=$DP_TOP/selftests/vm/lib
 DP_PY=/usr/bin/python3
 DP_SRV_PID=
 DP_RG_PEER=${DP_RG_PEER:-}
+DP_ENGINE=${ROCECC_ENGINE:-module}
+case $DP_ENGINE in
+module) DP_UNLOAD="rmmod rocecc; allocations balance" ;;
+bpf) DP_UNLOAD="roceccd stops (exit 0) and takes the BPF datapath off every netdev" ;;
+*) echo "dp.sh: ROCECC_ENGINE=$DP_ENGINE: module or bpf" >&2; exit 2 ;;
+esac
+# roceccd's pin directory (the CLI's default) and the netdevs it drives
+DP_PINS=/sys/fs/bpf/rocecc
+DP_BPF_DEVS=
+DP_RD_LOG=
+# shellcheck source=rd.sh
+declare -F rd_start >/dev/null || . "$DP_LIB/rd.sh"
 
 dp_load() {
-	modprobe ib_core && modprobe rdma_rxe && insmod "$DP_KO"
+	modprobe ib_core && modprobe rdma_rxe || return 1
+	[ "$DP_ENGINE" = module ] && { insmod "$DP_KO"; return; }
+	[ ! -e /sys/module/rocecc ] || { echo "rocecc.ko is loaded" >&2; return 1; }
+}
+
+dp_module_only() {
+	[ "$DP_ENGINE" = module ] && return 0
+	tap_skip "$*" "the module's alone: not a part of the BPF engine"
+	return 1
+}
+
+dp_engines() {
+	"$DP_CLI" -j dev show 2>/dev/null |
+		jq -r '[.[] | "\(.dev)=\(.engine)"] | sort | join(" ")'
 }
 
 dp_fq() {
@@ -47,10 +98,36 @@ dp_fq() {
 }
 
 dp_attach() {
-	local h
+	local h want='' devs n
+	if [ "$DP_ENGINE" = module ]; then
+		for h in "$@"; do
+			"$DP_CLI" dev attach "veth$h" || return 1
+		done
+		return 0
+	fi
 	for h in "$@"; do
-		"$DP_CLI" dev attach "veth$h" || return 1
+		[[ " $DP_BPF_DEVS " == *" veth$h "* ]] || DP_BPF_DEVS+=" veth$h"
 	done
+	[ -n "$RD_PID" ] && { rd_stop || return 1; }
+	[ -n "$DP_RD_LOG" ] || DP_RD_LOG=$(mktemp /tmp/dp_roceccd.XXXXXX)
+	devs=$(echo $DP_BPF_DEVS | sed 's/ /, /g')
+	printf '[daemon]\ninterval = 250ms\n[module]\ndevices = %s\nfq = no\n' \
+		"$devs" >"$DP_RD_LOG.conf"
+	# READY=1 messages so far (rd_wait_ready counts them all)
+	n=$(grep -c READY=1 "${RD_NOTIFY:-/dev/null}" 2>/dev/null)
+	rd_start "$DP_RD_LOG" -c "$DP_RD_LOG.conf" --datapath bpf
+	rd_wait_ready $((${n:-0} + 1)) 30 ||
+		{ tail -n 5 "$DP_RD_LOG"; return 1; }
+	[ "${DP_ATTACH_NOWAIT:-0}" = 1 ] && return 0
+	for h in $DP_BPF_DEVS; do want+=" $h=bpf"; done
+	want=$(tr ' ' '\n' <<<"$want" | sort | grep . | tr '\n' ' ')
+	for _ in $(seq 50); do
+		[ "$(dp_engines) " = "$want" ] && return 0
+		sleep 0.2
+	done
+	echo "driven: $(dp_engines), wanted $want" >&2
+	tail -n 5 "$DP_RD_LOG"
+	return 1
 }
 
 dp_rg_server() {
@@ -71,6 +148,7 @@ dp_rg_client() {
 
 dp_objects() {
 	local l
+	[ "$DP_ENGINE" = module ] || return 0
 	read -r l </sys/module/rocecc/parameters/objects 2>/dev/null
 	echo "$l"
 }
@@ -80,9 +158,34 @@ dp_flow_json() {
 }
 
 dp_unload() {
-	rmmod rocecc || return 1
-	dmesg | grep -q "rocecc: datapath stopped" &&
-		! dmesg | grep -q "rocecc: datapath leak"
+	local d
+	if [ "$DP_ENGINE" = module ]; then
+		rmmod rocecc || return 1
+		dmesg | grep -q "rocecc: datapath stopped" &&
+			! dmesg | grep -q "rocecc: datapath leak"
+		return
+	fi
+	rd_stop || { echo "roceccd exited $?" >&2; return 1; }
+	for d in $DP_BPF_DEVS; do
+		if tc filter show dev "$d" ingress | grep -q dcqcn_ ||
+			tc filter show dev "$d" egress | grep -q dcqcn_; then
+			echo "$d: a BPF datapath filter is left" >&2
+			return 1
+		fi
+	done
+	[ -z "$(dp_engines)" ] || { echo "still driven: $(dp_engines)" >&2; return 1; }
+	rm -rf "$DP_PINS"
+}
+
+dp_cleanup() {
+	if [ "$DP_ENGINE" = module ]; then
+		rmmod rocecc 2>/dev/null
+	else
+		[ -n "$RD_PID" ] && rd_stop 2>/dev/null
+		[ -n "$RD_NOTIFY_PID" ] && kill "$RD_NOTIFY_PID" 2>/dev/null
+		rm -rf "$DP_PINS" "$DP_RD_LOG" "$DP_RD_LOG.conf"
+	fi
+	return 0
 }
 
 dp_pcap() {

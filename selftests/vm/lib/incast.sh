@@ -321,10 +321,16 @@ _incast_no_module() {
 # _incast_victim DIR SECS TCLASS: the victim's client (see incast_run), one
 # QP from host N+2, INCAST_VICTIM bytes at depth 1, back to back or one
 # message per INCAST_VICTIM_GAP_MS: rocegen's token bucket at SIZE * 8 /
-# GAP, one message deep, so a late message is not followed by a burst
-# (at depth 1 and such rates rocegen's poster was seen to stop posting
-# after a few messages, tokens lost, no error: back to back is what the
-# demo and t_victim.t use). It starts
+# GAP, one message deep, so a late message is not followed by a burst.
+# rxe's retransmission timer is armed by a send only when it is not
+# pending and is not stopped when the QP is fully acknowledged, so it
+# fires one ACK timeout after it was armed, whatever was sent since, and
+# retries the message then in flight. Back to back, a depth-1 QP nearly
+# always has one: 96 retries in 15 s beside a mlx5-time incast whose
+# victim messages all took < 45 ms; one every 10 ms, 31. With a gap above
+# the timeout (67 ms; the demo and t_incast.t use 100) the timer expires
+# between messages, and a retry means a message waited past 67 ms (0 in
+# the -time modes, 40 of 49 messages with ECT alone). It starts
 # when the report's window does (the last sender's start + INCAST_CONV)
 # and stops with the first sender.
 _incast_victim() {

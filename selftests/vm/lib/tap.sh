@@ -12,6 +12,8 @@
 #                                -ge -lt -le; shows both values on failure
 #   tap_is GOT WANT DESC...      string equality; shows both on failure
 #   tap_diag MSG...              "# MSG"
+#   tap_skip DESC REASON         "ok N - DESC # SKIP REASON": a point that
+#                                does not apply to this run (say why)
 #   tap_skip_all REASON          plan 1..0 and exit 0
 #   tap_bail REASON              "Bail out!" and exit 1
 #   tap_require_vm               skip everything unless inside scripts/vm
@@ -55,6 +57,11 @@ tap_run() {
 	[ -s "$out" ] && tap_diag "$(<"$out")"
 	rm -f "$out"
 	return 1
+}
+
+tap_skip() {
+	TAP_N=$((TAP_N + 1))
+	echo "ok $TAP_N - $1 # SKIP $2"
 }
 
 tap_cmp() {
