@@ -256,6 +256,7 @@ check_bpf() {
 	tap_ok $? "$b: bottleneck use $(fig "$b" use) >= 0.8 x the module's $(fig "$mo" use)"
 	ge "$(fig "$b" jain)" 0.9
 	tap_ok $? "$b: Jain's fairness after convergence $(fig "$b" jain) >= 0.9"
+}
 
 # check_victim N: the victim beside the N-to-1 runs (see above).
 check_victim() {
