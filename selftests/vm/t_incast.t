@@ -63,8 +63,20 @@
 # holds no more than qp_unresolved_max entries for the random QPNs, and
 # the flows keep most of their goodput (a module that took CNPs from
 # anyone fails three of these: bottleneck use 0.14 against 0.85).
+#
+# The 2-to-1 incast runs once more on the BPF engine (bpf-mlx5-time:
+# bpf/dcqcn.bpf.c attached by roceccd, the mlx5-time profile and scaling,
+# rocecc.ko unloaded, which the run checks before and after). Asserted
+# against the module's mlx5-time and the ect run of this guest: every
+# device reports engine bpf; no drops, retransmissions or completion
+# errors; CNPs sent, handled, none more than sent; the queue held (p99 at
+# most three quarters of ect's, and at most twice the module's or Kmin,
+# whichever is more); a CNP rate and bottleneck use within a factor of the module's;
+# Jain >= 0.9 as for the module. Its run is shorter (15 s, 10 s after
+# convergence): the daemon's start and the mode cost ~15 s more.
 # Knobs: ROCECC_INCAST_SECS (8), ROCECC_INCAST_TIME_SECS (20),
-# ROCECC_INCAST_FLOOD_SECS (12), ROCECC_INCAST_FLOOD_PPS (3000).
+# ROCECC_INCAST_FLOOD_SECS (12), ROCECC_INCAST_FLOOD_PPS (3000),
+# ROCECC_INCAST_BPF_SECS (15).
 # Run: scripts/vm --test selftests/vm/t_incast.t
 
 lib=$(dirname "$0")/lib
@@ -72,15 +84,18 @@ lib=$(dirname "$0")/lib
 . "$lib/topo.sh"
 . "$lib/dp.sh"
 . "$lib/incast.sh"
+. "$lib/rd.sh"
 tap_require_vm
 
 rate=20 kmin=20000 kmax=80000 pmax=0.1
 secs=${ROCECC_INCAST_SECS:-8}
 tsecs=${ROCECC_INCAST_TIME_SECS:-20}
 fsecs=${ROCECC_INCAST_FLOOD_SECS:-12}
+bsecs=${ROCECC_INCAST_BPF_SECS:-15}
 fpps=${ROCECC_INCAST_FLOOD_PPS:-3000}
 INCAST_DIR=$(mktemp -d /tmp/t_incast.XXXXXX)
-trap 'incast_teardown; rm -rf "$INCAST_DIR"' EXIT
+INCAST_RD_CONF=$INCAST_DIR/roceccd.conf
+trap 'kill $RD_PID $RD_NOTIFY_PID 2>/dev/null; INCAST_RD_PID=""; incast_teardown; rm -rf "$INCAST_DIR" /sys/fs/bpf/rocecc' EXIT
 modes="plain ect mlx5 paper mlx5-time paper-time"
 
 tap_run "ib_core and rdma_rxe load" modprobe -a ib_core rdma_rxe || tap_bail "no rxe"
@@ -196,6 +211,53 @@ check_flood() {
 	tap_ok $? "flood: bottleneck use $(fig "$t" use) >= 0.7 x $(fig "$b" use) without the flood"
 }
 
+# bpf_run: the 2-to-1 incast on the BPF engine (roceccd started for it,
+# stopped after it: the other runs keep their guest to themselves)
+bpf_run() {
+	tap_diag "[${SECONDS} s] 2-to-1 on the BPF engine"
+	incast_engine none	# roceccd's configuration file
+	rd_start "$INCAST_DIR/roceccd.log" -c "$INCAST_RD_CONF" -i 250ms
+	rd_wait_ready 1 30 || tap_diag "roceccd: $(tail -n 5 "$INCAST_DIR/roceccd.log")"
+	INCAST_RD_PID=$RD_PID
+	tap_run "2-to-1 bpf-mlx5-time: mode (rocecc.ko unloaded, roceccd attaches the BPF engine)" \
+		incast_mode bpf-mlx5-time
+	INCAST_CONV=5 incast_run 2.bpf-mlx5-time "$bsecs"
+	tap_ok $? "2-to-1 bpf-mlx5-time: the generators ran, rocecc.ko not loaded before or after"
+	incast_engine none
+	rd_stop
+	tap_cmp $? -eq 0 "2-to-1 bpf-mlx5-time: roceccd exits 0"
+	tap_diag "[${SECONDS} s] 2-to-1 on the BPF engine done"
+	# shellcheck disable=SC2034 # lib/incast.sh's: no daemon any more
+	INCAST_RD_PID=
+}
+
+# check_bpf ECT MOD BPF: the BPF engine's run against the module's, same
+# profile and scaling, and the run without reaction, in this guest.
+check_bpf() {
+	local e=$1 mo=$2 b=$3 qm
+	tap_is "$(fig "$b" engine)" bpf "$b: every device driven by the BPF engine"
+	tap_cmp "$(fig "$b" drops)" -eq 0 "$b: no drops"
+	tap_cmp "$(fig "$b" retrans)" -eq 0 "$b: no rxe retransmissions"
+	tap_cmp "$(fig "$b" errors)" -eq 0 "$b: no completion errors"
+	tap_cmp "$(fig "$b" cnp_handled)" -gt 0 "$b: CNPs sent ($(fig "$b" cnp_sent)) and handled ($(fig "$b" cnp_handled))"
+	tap_cmp "$(fig "$b" cnp_handled)" -le "$(fig "$b" cnp_sent)" "$b: no more handled than sent"
+	tap_cmp "$((4 * $(fig "$b" q99)))" -le "$((3 * $(fig "$e" q99)))" \
+		"$b: queue p99 $(fig "$b" q99) B, at most three quarters of ect's $(fig "$e" q99) B"
+	qm=$(fig "$mo" q99)
+	[ "$qm" -ge "$kmin" ] || qm=$kmin
+	tap_cmp "$(fig "$b" q99)" -le $((2 * qm)) \
+		"$b: queue p99 $(fig "$b" q99) B, at most twice the module's $(fig "$mo" q99) B (or Kmin)"
+	# CNPs per second of run (bsecs against tsecs): the same reaction
+	tap_cmp "$((3 * tsecs * $(fig "$b" cnp_sent)))" -ge "$((bsecs * $(fig "$mo" cnp_sent)))" \
+		"$b: CNPs sent $(fig "$b" cnp_sent) in $bsecs s, at least a third of the module's rate ($(fig "$mo" cnp_sent) in $tsecs s)"
+	tap_cmp "$((tsecs * $(fig "$b" cnp_sent)))" -le "$((3 * bsecs * $(fig "$mo" cnp_sent)))" \
+		"$b: ... and at most three times"
+	ge "$(fig "$b" use)" "$(awk -v u="$(fig "$mo" use)" 'BEGIN { print 0.8 * u }')"
+	tap_ok $? "$b: bottleneck use $(fig "$b" use) >= 0.8 x the module's $(fig "$mo" use)"
+	ge "$(fig "$b" jain)" 0.9
+	tap_ok $? "$b: Jain's fairness after convergence $(fig "$b" jain) >= 0.9"
+}
+
 # check_victim N: the victim beside the N-to-1 runs (see above).
 check_victim() {
 	local n=$1 m t ev
@@ -233,6 +295,8 @@ for n in 2 3; do
 	tags=
 	for m in $modes; do tags+=" $n.$m"; done
 	if [ "$n" = 2 ]; then
+		bpf_run
+		tags+=" 2.bpf-mlx5-time"
 		# The flood's run: mlx5-time, where a cut lasts (each CNP from
 		# elsewhere taken would cut the rate for seconds), with a QP
 		# cache the random QPNs would fill in a fraction of a second if
@@ -270,6 +334,7 @@ for n in 2 3; do
 		fi
 	done
 	[ "$n" = 2 ] && check_flood "$INCAST_DIR/2.flood" 2.mlx5-time 2.flood
+	[ "$n" = 2 ] && check_bpf 2.ect 2.mlx5-time 2.bpf-mlx5-time
 	[ "$n" = 3 ] && check_victim 3
 	tap_run "$n-to-1: teardown, allocations balance" incast_teardown
 done
