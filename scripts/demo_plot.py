@@ -5,8 +5,8 @@
     scripts/demo_plot.py DIR [--out PLOTDIR] [TAG...]
 
 DIR is what selftests/vm/demo.sh wrote (build/demo/<stamp>/): one directory
-per run (TAG: plain, ect, mlx5-time, paper-time) made by lib/incast.sh with
-INCAST_ROCECCD set. Per run, from
+per run (TAG: plain, ect, mlx5-time, bpf-mlx5-time, paper-time) made by
+lib/incast.sh with INCAST_ROCECCD set. Per run, from
   flows.ndjson  roceccd's /flows.json every 250 ms ({"t_ms", "flows"})
   backlog       the bottleneck sampler ("MS_SINCE_START BACKLOG_BYTES QLEN")
   metrics       roceccd's /metrics after the run (histogram buckets)
@@ -19,7 +19,8 @@ it draws into PLOTDIR (default DIR/plots):
   TAG-cdf       message completion CDF per flow (on the wire, roceccd's
                 cumulative buckets)
   runs-rate, runs-queue, runs-cdf
-                the runs side by side, one panel each, same axes
+                the runs side by side, one panel each, same axes (two rows
+                from four runs on)
 each as .png (pngcairo) and .svg, plus the gnuplot scripts and data files
 under PLOTDIR/gnuplot/ (re-run: cd PLOTDIR/gnuplot && gnuplot NAME.gp).
 Times count from the backlog sampler's start (the two share a clock).
@@ -266,7 +267,7 @@ def plot_all(d, out, tags):
         files += P.figure(f"{t}-queue", [panel_queue(P, r, xmax, qmax, kmin, kmax)])
         files += P.figure(f"{t}-cdf", [panel_cdf(P, r, lmin, lmax)])
     k = len(runs)
-    layout = (2, (k + 1) // 2) if k == 4 else (1, k)
+    layout = (2, (k + 1) // 2) if k >= 4 else (1, k)
     size = (560 * layout[1], 380 * layout[0])
     files += P.figure("runs-rate", [panel_rate(P, r, xmax, rmax, cmax) for r in runs],
                       layout, size)

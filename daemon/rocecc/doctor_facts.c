@@ -28,7 +28,6 @@
 #include <infiniband/verbs.h>
 #include <libmnl/libmnl.h>
 #include <bpf/bpf.h>
-#include <bpf/libbpf.h>
 
 #include <rocecc/pacing.h>
 #include <uapi/linux/rocecc.h>
@@ -653,15 +652,6 @@ static int find_ports(const struct doc_args *a, struct doc_facts *f,
 	return ret ? ret : -ENODEV;
 }
 
-/* libbpf's own messages (a missing filter is an answer here) */
-static int bpf_quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
-{
-	(void)l;
-	(void)fmt;
-	(void)ap;
-	return 0;
-}
-
 int doc_gather(const struct doc_args *a, struct doc_facts *f, char *err,
 	       size_t errlen)
 {
@@ -671,7 +661,6 @@ int doc_gather(const struct doc_args *a, struct doc_facts *f, char *err,
 	int ret;
 
 	memset(f, 0, sizeof(*f));
-	libbpf_set_print(bpf_quiet);
 	ret = find_ports(a, f, err, errlen);
 	if (ret)
 		return ret;

@@ -38,6 +38,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <bpf/libbpf.h>
 #include <json-c/json.h>
 
 #include <uapi/linux/rocecc.h>
@@ -342,6 +343,20 @@ static int run_object(struct cli *c, int (*fn)(struct cli *, int, char **),
 	return ret;
 }
 
+/*
+ * libbpf's own messages: the CLI says what failed itself, and a query's
+ * "not found" is an answer here (is a filter of the BPF datapath on this
+ * netdev? libbpf would print the kernel's "Filter with specified
+ * priority/protocol not found" for every netdev without one).
+ */
+static int bpf_quiet(enum libbpf_print_level l, const char *fmt, va_list ap)
+{
+	(void)l;
+	(void)fmt;
+	(void)ap;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli c = { 0 };
@@ -349,6 +364,7 @@ int main(int argc, char **argv)
 	const char *hw_root = NULL, *pin_dir = CLI_PIN_DIR;
 	int ret;
 
+	libbpf_set_print(bpf_quiet);
 	ret = parse_opts(argc, argv, &c, &hw_root, &pin_dir);
 	if (ret < 0)
 		return -1 - ret;

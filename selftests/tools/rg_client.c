@@ -239,10 +239,16 @@ static uint64_t post_all(struct rg_run *r)
 	return wake;
 }
 
-/* Could a flow post right now (room, count and tokens)? */
-static bool can_post_now(struct rg_run *r)
+/*
+ * Could a flow post right now (room, count and tokens)? If not, *wake is
+ * lowered to when the first flow with room has its tokens: a completion
+ * that came before the poster said it was waiting kicked no one, and the
+ * slot it freed waits for tokens, not for another completion (a paced
+ * depth-1 flow slept until its deadline after a few messages).
+ */
+static bool can_post_now(struct rg_run *r, uint64_t *wake)
 {
-	uint64_t now = rg_now();
+	uint64_t now = rg_now(), w;
 	unsigned int i;
 
 	for (i = 0; i < r->nflows; i++) {
@@ -252,8 +258,13 @@ static bool can_post_now(struct rg_run *r)
 			continue;
 		if (flow_outstanding(f) >= r->depth)
 			continue;
-		if (!r->o->rate_bps || !rg_tbf_wait_ns(&f->tb, now, r->size))
+		if (!r->o->rate_bps)
 			return true;
+		w = rg_tbf_wait_ns(&f->tb, now, r->size);
+		if (!w)
+			return true;
+		if (now + w < *wake)
+			*wake = now + w;
 	}
 	return false;
 }
@@ -608,7 +619,7 @@ static int client_loop(struct rg_run *r)
 		 * sleep.
 		 */
 		STORE(r->poster_waiting, true);
-		if (!stopping && (can_post_now(r) ||
+		if (!stopping && (can_post_now(r, &wake) ||
 				  run_over(r, rg_now(), deadline))) {
 			STORE(r->poster_waiting, false);
 			continue;

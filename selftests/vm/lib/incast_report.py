@@ -14,7 +14,11 @@ and the module's CNP counters when it was loaded. When roceccd watched the
 run (TAG/flows.json, INCAST_ROCECCD in lib/incast.sh) also its message
 completion p50/p99/p99.9 per sender: on the wire, first packet of a message
 to the ACK that completes it (rocegen's figures count from the post to the
-completion).
+completion). The datapath's counters come from rocecc -j -s dev show, whose
+keys are the same for rocecc.ko and the BPF engine (bpf/dcqcn.bpf.c): CNPs
+sent (receiver) and handled or ignored (senders), CE-marked RoCE packets
+the receiver saw, packets the senders' pacing delayed and capped; and the
+engine that drove each device ("module", "bpf"), which must be one for all.
 
 Prints a table (one column per run) and writes "TAG key=value ..." lines
 to --figures for the tests to assert on.
@@ -152,7 +156,8 @@ def run_figures(d, rate, conv):
     r["dups"] = delta(f"rxe{n + 1}.duplicate_request")
     r["errors"] = sum(r[f"errors{h}"] for h in range(1, n + 1))
     r["cnp_sent"] = r["cnp_handled"] = r["cnp_ignored"] = -1
-    r["cnp_spoofed"] = -1
+    r["cnp_spoofed"] = r["ce_seen"] = r["paced"] = r["capped"] = -1
+    r["engine"] = "-"
     if dev_entry(d, n + 1) is not None:
         def st(h):
             """The device's counters over the run."""
@@ -168,6 +173,12 @@ def run_figures(d, rate, conv):
                                for h in senders)
         r["cnp_spoofed"] = sum(st(h).get("rp_cnp_spoofed", 0)
                                for h in senders)
+        r["ce_seen"] = st(n + 1).get("np_ecn_marked_roce_packets", 0)
+        r["paced"] = sum(st(h).get("pacing_delayed", 0) for h in senders)
+        r["capped"] = sum(st(h).get("pacing_capped", 0) for h in senders)
+        engines = {dev_entry(d, h).get("engine", "module")
+                   for h in senders + [n + 1]}
+        r["engine"] = "/".join(sorted(engines))
     return r
 
 
@@ -191,7 +202,8 @@ def main():
                 for k, v in r.items()) + "\n")
 
     n = max(r["senders"] for r in runs.values())
-    rows = [("mode", lambda r: r["mode"])]
+    rows = [("mode", lambda r: r["mode"]),
+            ("datapath engine", lambda r: r["engine"])]
     for h in range(1, n + 1):
         rows.append((f"host{h} Mbit/s (all / window)",
                      lambda r, h=h: f"{r[f'mbit{h}']:.2f} / {r[f'win_mbit{h}']:.2f}"))
@@ -229,6 +241,10 @@ def main():
         ("CNPs sent / handled / ignored",
          lambda r: "-" if r["cnp_sent"] < 0 else
          f"{r['cnp_sent']}/{r['cnp_handled']}/{r['cnp_ignored']}"),
+        ("CE-marked packets at receiver", lambda r: "-" if r["ce_seen"] < 0
+         else str(r["ce_seen"])),
+        ("packets paced / capped",
+         lambda r: "-" if r["paced"] < 0 else f"{r['paced']}/{r['capped']}"),
     ]
     cols = [[fn(runs[t]) for t in o.tags] for _, fn in rows]
     w0 = max(len(name) for name, _ in rows)
