@@ -28,16 +28,6 @@ struct rd_netdev *rd_netdev_find(struct rd *rd, uint32_t ifindex)
 	return NULL;
 }
 
-struct rd_qp *rd_qp_find(struct rd *rd, uint32_t ifindex, uint32_t lqpn)
-{
-	size_t i;
-
-	for (i = 0; i < rd->nqps; i++)
-		if (rd->qps[i].ifindex == ifindex && rd->qps[i].lqpn == lqpn)
-			return &rd->qps[i];
-	return NULL;
-}
-
 /*
  * The name of process @pid (/proc/PID/comm, which ends in a newline); a
  * newline in the name itself stays (the output escapes it).
@@ -254,9 +244,7 @@ static void rd_prune(struct rd *rd, uint64_t now)
 		prev = &key;
 		if (bpf_map_lookup_elem(ffd, &key, val))
 			continue;
-		/* an egress packet made it: its QP by the remote QPN */
-		e = val->lqpn ? rd_qp_find(rd, key.ifindex, val->lqpn) :
-				rd_qp_by_rqpn(rd, key.ifindex, key.rqpn);
+		e = rd_qp_of_flow(rd, &key, val);
 		if (!val->lqpn && !e)
 			continue;	/* nobody's: rd_resolve() evicts it */
 		if (e && (!e->gone || now - e->gone_ms < rd->conf.linger_ms))

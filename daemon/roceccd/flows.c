@@ -22,10 +22,7 @@
 static void rd_view(struct rd *rd, const struct flowmon_key *key,
 		    const struct flowmon_flow *val, struct rd_flow_view *v)
 {
-	/* a flow an egress packet made names its QP by the remote QPN */
-	const struct rd_qp *e = val->lqpn ?
-		rd_qp_find(rd, key->ifindex, val->lqpn) :
-		rd_qp_by_rqpn(rd, key->ifindex, key->rqpn);
+	const struct rd_qp *e = rd_qp_of_flow(rd, key, val);
 	struct rd_netdev *nd = rd_netdev_find(rd, key->ifindex);
 
 	if (e && !val->lqpn && e->have_peer && memcmp(e->peer, key->peer, 16))

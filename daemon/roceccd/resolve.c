@@ -7,7 +7,8 @@
  *    entry marked FLOWMON_QP_MERGE, so that the QP's next packet folds it
  *    into the flow;
  *  - a QP's peer (rd_qp.peer, for the BPF datapath's dp_qps) is the
- *    address of the flow our own packets to its remote QPN made;
+ *    address of the flow our own packets to its remote QPN made
+ *    (pairing.c);
  *  - what belongs to no QP of this host a while after its first packet
  *    (a stranger's packets, a QP that ended before any poll saw it) is
  *    deleted and counted (rd.fm_evicted_*).
@@ -35,24 +36,6 @@ static uint64_t rd_mono_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-/* The one QP of @ifindex whose remote QPN is @rqpn, else NULL */
-struct rd_qp *rd_qp_by_rqpn(struct rd *rd, uint32_t ifindex, uint32_t rqpn)
-{
-	struct rd_qp *found = NULL;
-	size_t i;
-
-	for (i = 0; i < rd->nqps; i++) {
-		struct rd_qp *e = &rd->qps[i];
-
-		if (e->ifindex != ifindex || e->rqpn != rqpn)
-			continue;
-		if (found)
-			return NULL;	/* two: the key alone cannot tell */
-		found = e;
-	}
-	return found;
 }
 
 /* Mark @e's qps entry: its pending entries are to be folded in */
@@ -110,10 +93,8 @@ static void rd_resolve_pending(struct rd *rd, uint64_t now_ms,
 }
 
 /*
- * The flows of the QPs: a QP's peer is the address of the one flow on its
- * netdev that carries its remote QPN (our own packets made it), or, of
- * several, of the one its packets resolved (lqpn). Flows of no QP that an
- * egress packet made (lqpn 0) are evicted @grace_ms after their first
+ * The flows of the QPs, for their peers (pairing.c). Flows of no QP that
+ * an egress packet made (lqpn 0) are evicted @grace_ms after their first
  * packet; those of a QP that vanished go in rd_prune(), --linger later.
  */
 static void rd_resolve_flows(struct rd *rd, uint64_t grace_ms)
@@ -123,37 +104,18 @@ static void rd_resolve_flows(struct rd *rd, uint64_t grace_ms)
 	struct flowmon_flow *f = malloc(sizeof(*f));
 	uint64_t now = rd_mono_ns();
 	unsigned int guard = 0;
-	struct rd_qp *e;
-	size_t i;
 
 	if (!f)
 		return;
-	for (i = 0; i < rd->nqps; i++) {
-		rd->qps[i].nflows = 0;
-		rd->qps[i].flow_res = false;
-	}
+	rd_pair_begin(rd);
 	while (!bpf_map_get_next_key(fd, prev, &next) &&
 	       guard++ < 4 * FLOWMON_MAX_FLOWS) {
 		key = next;
 		prev = &key;
 		if (bpf_map_lookup_elem(fd, &key, f))
 			continue;
-		e = f->lqpn ? rd_qp_find(rd, key.ifindex, f->lqpn) :
-			      rd_qp_by_rqpn(rd, key.ifindex, key.rqpn);
-		if (e && e->rqpn == key.rqpn) {
-			/* a resolved flow wins over unresolved ones */
-			if (f->lqpn || (!e->flow_res && !e->nflows))
-				memcpy(e->flow_peer, key.peer,
-				       sizeof(e->flow_peer));
-			if (f->lqpn) {
-				e->nflows = 1;
-				e->flow_res = true;
-			} else if (!e->flow_res) {
-				e->nflows++;
-			}
-			continue;
-		}
-		if (e || f->lqpn || f->first_ns + grace_ms * 1000000ULL > now)
+		if (rd_pair_flow(rd, &key, f) || f->lqpn ||
+		    f->first_ns + grace_ms * 1000000ULL > now)
 			continue;	/* someone's, or young */
 		if (!bpf_map_delete_elem(fd, &key)) {
 			rd->fm_evicted_flows++;
@@ -161,15 +123,7 @@ static void rd_resolve_flows(struct rd *rd, uint64_t grace_ms)
 		}
 	}
 	free(f);
-	for (i = 0; i < rd->nqps; i++) {
-		e = &rd->qps[i];
-		if (e->gone || e->nflows != 1 ||
-		    (e->have_peer && !memcmp(e->peer, e->flow_peer, 16)))
-			continue;
-		memcpy(e->peer, e->flow_peer, sizeof(e->peer));
-		e->have_peer = true;
-		e->peer_gen++;
-	}
+	rd_pair_end(rd);
 }
 
 void rd_resolve(struct rd *rd, uint64_t now_ms)

@@ -6,10 +6,11 @@
  * flow table's snapshots, /flows), groups.c (groups and stragglers),
  * events.c (log, /events.json), tc.c (TC attachment, root qdisc), module.c
  * (rocecc.ko), dp.c (which datapath engine drives each netdev, the qdisc
- * they pace with), bpfdp.c (the BPF datapath engine), resolve.c (flowmon's
- * pending entries and unresolved flows, its events), dcb.c (PFC and
- * buffers over DCB netlink), pfcwd.c (PFC storm watchdog and closed-loop
- * buffer tuner), hw.c (NICs with DCQCN in firmware: mlx5) and prom.c
+ * they pace with), bpfdp.c (the BPF datapath engine), pairing.c (the
+ * QP table's lookups, the QPs' peers), resolve.c (flowmon's pending
+ * entries and unresolved flows, its events), dcb.c (PFC and buffers over
+ * DCB netlink), pfcwd.c (PFC storm watchdog and closed-loop buffer
+ * tuner), hw.c (NICs with DCQCN in firmware: mlx5) and prom.c
  * (/metrics).
  */
 #ifndef _ROCECC_ROCECCD_H
@@ -55,13 +56,14 @@ struct rd_qp {
 	bool seen;		/* in this round's dump */
 	bool gone;		/* vanished; flows deleted at gone_ms + linger */
 	uint64_t gone_ms;
-	/* resolve.c: the peer, from the flows of our own packets */
+	/* pairing.c: the peer, from the flows of our own packets */
 	bool have_peer;
 	uint8_t peer[16];	/* IPv6, or IPv4-mapped */
 	unsigned int peer_gen;	/* bumped when the peer changes */
-	unsigned int nflows;	/* this round: flows that may be its */
-	bool flow_res;		/* ... one of them resolved to it */
-	uint8_t flow_peer[16];	/* ... the peer of the first (or resolved) */
+	uint8_t pair_rank;	/* this round: how its best flow names it */
+	unsigned int pair_n;	/* ... flows of that rank */
+	uint64_t pair_last_ns;	/* ... the best one's latest packet */
+	uint8_t flow_peer[16];	/* ... and its peer */
 	uint64_t merge_ms;	/* its qps entry first marked MERGE, 0: never */
 	/* bpfdp.c: its dp_qps entry is written, for this peer and rqpn */
 	bool dp_set;
@@ -359,14 +361,28 @@ struct MHD_Daemon *rd_http_start(struct rd *rd, int fd, const char *addr,
 
 /* discovery.c */
 struct rd_netdev *rd_netdev_find(struct rd *rd, uint32_t ifindex);
-struct rd_qp *rd_qp_find(struct rd *rd, uint32_t ifindex, uint32_t lqpn);
 /* One round: devices, netdevs, QPs, then the per-netdev work; under lock */
 void rd_poll(struct rd *rd);
 /* The QPs only (devices, ports, QPs, what follows from them); under lock */
 void rd_learn(struct rd *rd);
 
-/* resolve.c */
+/* pairing.c */
+struct rd_qp *rd_qp_find(struct rd *rd, uint32_t ifindex, uint32_t lqpn);
+/* The one QP of @ifindex whose remote QPN is @rqpn, else NULL */
 struct rd_qp *rd_qp_by_rqpn(struct rd *rd, uint32_t ifindex, uint32_t rqpn);
+/* The QP flow @key/@f is of: by its local QPN, else by the remote one */
+struct rd_qp *rd_qp_of_flow(struct rd *rd, const struct flowmon_key *key,
+			    const struct flowmon_flow *f);
+/*
+ * A round of pairing: begin, every flow through rd_pair_flow() (which
+ * returns rd_qp_of_flow()), then rd_pair_end() sets the QPs' peers.
+ */
+void rd_pair_begin(struct rd *rd);
+struct rd_qp *rd_pair_flow(struct rd *rd, const struct flowmon_key *key,
+			   const struct flowmon_flow *f);
+void rd_pair_end(struct rd *rd);
+
+/* resolve.c */
 /* After learning QPs: merge marks, peers, evictions (under lock) */
 void rd_resolve(struct rd *rd, uint64_t now_ms);
 int rd_events_open(struct rd *rd);
