@@ -276,10 +276,13 @@ wait "$CLI" "$SRV"
 # through the marking bottleneck: every one of them names a QPN the QP
 # cache has not seen. The cache may hold at most qp_unresolved_max of them
 # at once (8 here), drops each as soon as the resolver finds no such QP,
-# and the real QP, new during the flood, still gets its CNPs.
+# and the real QP, new during the flood, still gets its CNPs. The flood
+# leaves through swp2, the bottleneck, whose RED drops some of its CNPs
+# (Not-ECT) while the transfer fills the queue: those never reach host 2.
 tap_diag "[${SECONDS} s] a flood of CE packets and CNPs for random QPNs"
 [ "$DP_ENGINE" = module ] && echo 8 >/sys/module/rocecc/parameters/qp_unresolved_max
 dp_stats veth2
+topo_counters >"$work/sw0"
 miss0=$(dp_stat resolver_miss) full0=$(dp_stat qp_cache_full)
 cnp0=$(dp_stat np_cnp_sent) alloc0=$(dp_kv "$(dp_objects)" qps_alloc)
 fl0=$(dp_stat flows)
@@ -311,16 +314,18 @@ alive=$?
 kill "$flood"
 wait "$flood" "$CLI" "$SRV" 2>/dev/null
 _topo_sleep 0.5
+objs=$(dp_objects)
+topo_counters >"$work/sw1"
+qdrops=$(topo_delta "$work/sw0" "$work/sw1" swp2.leaf.drops)
 sent=$(awk '{ n += $1 } END { print n + 0 }' "$work/floodn")
 umax=$(sed 's/.*qps_unresolved=\([0-9]*\).*/\1/' "$work/floodq" | sort -n | tail -n 1)
-objs=$(dp_objects)
 dp_stats veth2
 tap_diag "flood: $sent packets sent (and a batch cut short); $(wc -l <"$work/floodq") samples, most unresolved $umax; qps_alloc +$(($(dp_kv "$objs" qps_alloc) - alloc0)), qp_cache_full +$(dp_stat qp_cache_full "$full0")"
 tap_diag "objects 0.5 s after: $objs"
 tap_cmp "$sent" -ge 1250 "the flood was on when the transfer started ($sent packets in whole batches)"
 tap_ok "$alive" "... and still on when it ended"
 tap_cmp "$((ms1 - ms0))" -ge 1000 "... and went on during it (resolver_miss +$((ms1 - ms0)) meanwhile)"
-tap_cmp "$(dp_stat resolver_miss "$miss0")" -ge "$sent" "every packet of it is a resolver_miss (+$(dp_stat resolver_miss "$miss0"))"
+tap_cmp "$(dp_stat resolver_miss "$miss0")" -ge "$((sent - qdrops))" "every packet of it that reached host 2 is a resolver_miss (+$(dp_stat resolver_miss "$miss0"); $sent sent, the bottleneck dropped $qdrops)"
 if dp_module_only "the QP cache's bound qp_unresolved_max under the flood"; then
 	tap_cmp "${umax:-999}" -le 8 "the QP cache never held more than qp_unresolved_max 8 unresolved entries (most $umax)"
 	tap_cmp "$(dp_kv "$objs" qps)" -le 16 "0.5 s after the flood only real QPs are cached ($(dp_kv "$objs" qps) entries, not thousands for 10 s)"
