@@ -62,7 +62,9 @@
  * toward the senders follows, the way a receiver that stops draining
  * spreads pauses through a fabric. Each command runs to completion in the
  * listener thread before the next frame is read; its failure is counted
- * and logged. A pause in force at exit is resumed. Statistics:
+ * and logged. A pause runs out only after every frame already received
+ * was read (a descheduled listener does not cut it short). A pause in
+ * force at exit is resumed. Statistics:
  * obey_frames (for --prio), obey_pauses (pause-cmd runs), obey_resumes,
  * obey_expired (resumes because the pause ran out), obey_paused_ms,
  * cmd_errors, cmd_ms_max.
@@ -714,64 +716,86 @@ static void obey_resume(uint64_t since, int expired, const char *why)
 }
 
 /*
+ * One frame from the receiver, without waiting: 1 and the quanta it
+ * carries for --prio in @q (0: XON) if it was one for --prio, 0 if it was
+ * some other frame, -1 if none is queued.
+ */
+static int obey_recv(int fd, uint16_t *q)
+{
+	struct rocecc_pfc_msg m;
+	struct sockaddr_ll from;
+	socklen_t fl = sizeof(from);
+	uint8_t buf[256];
+	ssize_t n;
+	int kind;
+
+	n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
+		     (struct sockaddr *)&from, &fl);
+	if (n < 0)
+		return -1;
+	if (n < 14 || from.sll_pkttype == PACKET_OUTGOING)
+		return 0;
+	memset(&m, 0, sizeof(m));
+	kind = rocecc_pfc_parse(buf + 14, (uint32_t)(n - 14), &m);
+	if ((kind != ROCECC_PFC_PARSE_PFC && kind != ROCECC_PFC_PARSE_PAUSE) ||
+	    !(m.enable & 1u << g.prio))
+		return 0;
+	pthread_mutex_lock(&xmu);
+	g.obey_frames++;
+	pthread_mutex_unlock(&xmu);
+	*q = m.quanta[g.prio];
+	return 1;
+}
+
+/*
  * The listener: reads the frames the receiver sends into the watched port
  * and pauses/resumes its egress. Its own thread, so that neither the
- * polls nor the refreshes wait for a command.
+ * polls nor the refreshes wait for a command. Every frame already queued
+ * is read before a pause is taken as run out: a listener that was
+ * descheduled (TCG) must not resume the port for the time it did not run
+ * while the receiver's refreshes waited in the socket.
  */
 static void *obeyer(void *arg)
 {
-	int fd = *(int *)arg, paused = 0;
+	int fd = *(int *)arg, paused = 0, r;
 	uint64_t until = 0, since = 0, t;
+	uint16_t q;
 
 	while (!stop_flag) {
 		struct pollfd pfd = { .fd = fd, .events = POLLIN };
-		struct rocecc_pfc_msg m;
-		struct sockaddr_ll from;
-		socklen_t fl = sizeof(from);
-		uint8_t buf[256];
-		int tmo = 100, kind;
-		ssize_t n;
+		int tmo = 100;
 
 		t = now_ns();
-		if (paused) {
-			if (t >= until) {
-				obey_resume(since, 1, "pause ran out");
+		if (paused)
+			tmo = until <= t ? 0 :
+			      until - t < 100000000ull ?
+			      (int)((until - t + 999999) / 1000000) : 100;
+		if (poll(&pfd, 1, tmo) < 0)
+			continue;
+		while (!stop_flag && (r = obey_recv(fd, &q)) >= 0) {
+			if (!r)
+				continue;
+			t = now_ns();
+			if (q) {
+				until = t + rocecc_pfc_quanta_ns(q, g.speed);
+				if (paused)
+					continue;
+				run_cmd("--pause-cmd", g.pause_cmd);
+				pthread_mutex_lock(&xmu);
+				g.obey_pauses++;
+				pthread_mutex_unlock(&xmu);
+				if (g.verbose)
+					fprintf(stderr, PROG ": %.3f ms egress paused by the receiver\n",
+						(now_ns() - g.t0_ns) / 1e6);
+				paused = 1;
+				since = t;
+			} else if (paused) {
+				obey_resume(since, 0, "XON");
 				paused = 0;
-				continue;
 			}
-			if (until - t < 100000000ull)
-				tmo = (int)((until - t + 999999) / 1000000);
 		}
-		if (poll(&pfd, 1, tmo) <= 0)
-			continue;
-		n = recvfrom(fd, buf, sizeof(buf), MSG_DONTWAIT,
-			     (struct sockaddr *)&from, &fl);
-		if (n < 14 || from.sll_pkttype == PACKET_OUTGOING)
-			continue;
-		memset(&m, 0, sizeof(m));
-		kind = rocecc_pfc_parse(buf + 14, (uint32_t)(n - 14), &m);
-		if ((kind != ROCECC_PFC_PARSE_PFC && kind != ROCECC_PFC_PARSE_PAUSE) ||
-		    !(m.enable & 1u << g.prio))
-			continue;
-		t = now_ns();
-		pthread_mutex_lock(&xmu);
-		g.obey_frames++;
-		pthread_mutex_unlock(&xmu);
-		if (m.quanta[g.prio]) {
-			until = t + rocecc_pfc_quanta_ns(m.quanta[g.prio], g.speed);
-			if (paused)
-				continue;
-			run_cmd("--pause-cmd", g.pause_cmd);
-			pthread_mutex_lock(&xmu);
-			g.obey_pauses++;
-			pthread_mutex_unlock(&xmu);
-			if (g.verbose)
-				fprintf(stderr, PROG ": %.3f ms egress paused by the receiver\n",
-					(now_ns() - g.t0_ns) / 1e6);
-			paused = 1;
-			since = t;
-		} else if (paused) {
-			obey_resume(since, 0, "XON");
+		if (paused && now_ns() >= until) {
+			obey_resume(since, 1, "pause ran out");
 			paused = 0;
 		}
 	}
