@@ -15,7 +15,11 @@ safety tests.
       Ethernet frames out of IFACE (AF_PACKET) at PPS frames per second
       in all, the TARGETs in turn, for SECS seconds or until SIGTERM or
       SIGINT. TARGET is DSTMAC/DST/CASE/QPN, CASE cnp or ce, QPN a
-      number or "rand" (a random QPN of 0x10000-0xffffff per frame).
+      number, "rand" (a random QPN of 0x10000-0xffffff per frame) or "-":
+      the QPNs of the "-" targets, in order, are read from one line of
+      stdin before anything is sent, and SECS counts from then (python
+      takes seconds to start on a busy TCG guest: it can be started
+      before the QPNs are known).
       Prints "sending" once the first frames are out, and at the end a
       line "DST CASE QPN SENT" per target and "total SENT SECS PPS" (the
       rate achieved, which the guest's CPU may hold below PPS).
@@ -159,6 +163,14 @@ def flood(iface, smac, src, pps, secs, targets):
                    qpn_frames(mac(dmac) + mac(smac) + eth, src, dst, case), 0])
     sk = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
     sk.bind((iface, 0))
+    wait = [t for t in ts if t[2] == '-']
+    if wait:
+        got = sys.stdin.readline().split()
+        if len(got) != len(wait):
+            sys.exit('flood: %d QPNs for %d "-" targets on stdin: %s'
+                     % (len(got), len(wait), ' '.join(got) or 'none'))
+        for t, q in zip(wait, got):
+            t[2] = str(int(q, 0))
     # Frames due are sent every 2 ms; a sender held up (a busy guest)
     # goes on at the rate, not with a burst of what it owes beyond 20 ms.
     burst = max(1, int(pps / 50))
