@@ -108,9 +108,12 @@ fi
 
 # One rocegen run from host 1 to host 2. Sets: gp (steady goodput, Mbit/s:
 # mean of the middle 60% of the 10 ms samples), mbit, msgs, errs, retry,
-# seqerr, senderr, dups, sent1, rcvd2, fqdrops, lqpn (rocegen's QP), and
-# the flow dump in $work/flow.json.
+# seqerr, senderr, dups, sent1, rcvd2, fqdrops, lqpn (rocegen's QP), the
+# flow dump in $work/flow.json and the run's flow's fields in FLOW (by
+# rocegen's QP: the previous run's flow is still there until flow_idle_ms
+# has passed), all read by one jq (each start costs ~0.7 s under TCG).
 port=18600
+declare -A FLOW
 run() {
 	local cj=$work/c.json fam=${FAM:-4}
 	local -a ga=()
@@ -125,21 +128,29 @@ run() {
 	dp_flow_json veth1 >"$work/flow.json"
 	topo_rxe_counters >"$work/a"
 	tc -s -j qdisc show dev veth1 >"$work/qa"
-	read -r gp mbit msgs errs lqpn < <(jq -r '[([.qps[0].throughput[].mbit] as $a | ($a | length) as $n |
-		[$a[($n * 0.2 | floor):($n * 0.8 | floor)][]] | if length > 0 then add / length else 0 end),
-		.total.mbit, .total.messages, .total.errors, .qps[0].local_qpn] | map(tostring) | join(" ")' "$cj")
+	local k v
+	FLOW=()
+	{
+		read -r gp mbit msgs errs lqpn fqdrops
+		while read -r k v; do FLOW[$k]=$v; done
+	} < <(jq -rn --slurpfile c "$cj" --slurpfile f "$work/flow.json" \
+		--slurpfile qb "$work/qb" --slurpfile qa "$work/qa" '$c[0] as $r | $r.qps[0].local_qpn as $q |
+		([([$r.qps[0].throughput[].mbit] as $a | ($a | length) as $n |
+		   [$a[($n * 0.2 | floor):($n * 0.8 | floor)][]] | if length > 0 then add / length else 0 end),
+		  $r.total.mbit, $r.total.messages, $r.total.errors, $q,
+		  $qa[0][0].drops - $qb[0][0].drops] | map(tostring) | join(" ")),
+		([($f[0] // [])[] | select(.lqpn == $q)] | last // {} | to_entries[] |
+		 select(.value | scalars) | "\(.key) \(.value)")')
 	retry=$(topo_delta "$work/b" "$work/a" rxe1.completer_retry_err)
 	seqerr=$(topo_delta "$work/b" "$work/a" rxe1.rcvd_seq_err)
 	senderr=$(topo_delta "$work/b" "$work/a" rxe1.send_err)
 	dups=$(topo_delta "$work/b" "$work/a" rxe2.duplicate_request)
 	sent1=$(topo_delta "$work/b" "$work/a" rxe1.sent_pkts)
 	rcvd2=$(topo_delta "$work/b" "$work/a" rxe2.rcvd_pkts)
-	fqdrops=$(( $(jq '.[0].drops' "$work/qa") - $(jq '.[0].drops' "$work/qb") ))
 }
 
-# flow FIELD: a field of the run's flow in the last dump (by rocegen's QP:
-# the previous run's flow is still there until flow_idle_ms has passed).
-flow() { jq -r --argjson q "$lqpn" "[.[] | select(.lqpn == \$q)] | last | .$1" "$work/flow.json"; }
+# flow FIELD: a field of the run's flow in the last dump
+flow() { echo "${FLOW[$1]:-null}"; }
 
 # --- ECT(0) marking, and rxe accepts the marked packets ------------------------
 
@@ -149,7 +160,8 @@ ip netns exec "$TOPO_NS" tcpdump -i swp1 -w "$work/ect.pcap" -c 600 -nn \
 	'udp dst port 4791' >/dev/null 2>&1 &
 cap=$!
 run --size 16K --count 100 || tap_bail "rocegen did not run"
-sleep 0.5
+# tcpdump exits by itself after 600 of the 1600 packets; 0.5 s at most
+for _ in 1 2 3 4 5; do kill -0 "$cap" 2>/dev/null || break; _topo_sleep 0.1; done
 kill "$cap" 2>/dev/null
 wait "$cap" 2>/dev/null
 sum=$(dp_pcap "$work/ect.pcap" "$(topo_ip 1)")
@@ -177,7 +189,7 @@ pace() {
 	[ "$fam" = 6 ] && share=0.9403 || share=0.9579
 	want=$(awk -v r="$rate" -v s="$share" 'BEGIN { printf "%.3f", r * s }')
 	tap_diag "goodput steady $gp Mb/s (want $want), whole run $mbit; fq drops $fqdrops, send_err $senderr, retries $retry, seq errors $seqerr, duplicates $dups, errors $errs"
-	tap_diag "flow: $(jq -c --argjson q "$lqpn" '[.[] | select(.lqpn == $q)] | last | {raddr, rqpn, lqpn, rate_kbps, packets, pacing_delayed, pacing_capped, pacing_budget_us, qp_timeout, budget_known}' "$work/flow.json")"
+	tap_diag "flow:$(for k in raddr rqpn lqpn rate_kbps packets pacing_delayed pacing_capped pacing_budget_us qp_timeout budget_known; do printf ' %s=%s' "$k" "$(flow "$k")"; done)"
 	awk -v g="$gp" -v w="$want" 'BEGIN { exit !(g >= 0.9 * w && g <= 1.1 * w) }'
 	tap_ok $? "IPv$fam $rate Mb/s: steady goodput $gp within 10% of $want" 
 	tap_cmp "$fqdrops" -eq 0 "IPv$fam $rate Mb/s: no fq drops"
@@ -205,11 +217,11 @@ pace 10 6
 nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
 reader=nobody who=nobody
 [ "$DP_ENGINE" = module ] || reader=command who=root
-dstat() { "$R" -j -s dev show veth1 | jq -r ".[0].stats.$1"; }
 tap_diag "[${SECONDS} s] nobody's RoCE-shaped UDP at 800 packets/s while a QP is paced at 10 Mb/s"
 "$R" param set dev veth1 rp_max_rate 10
 old=$("$R" -j flow show dev veth1 | jq -c '[.[].rqpn]')
-nr0=$(dstat tx_not_rxe) fl0=$(dstat flows)
+dp_stats veth1
+nr0=$(dp_stat tx_not_rxe) fl0=$(dp_stat flows)
 port=$((port + 1))
 topo_rxe_counters >"$work/b"
 dp_rg_server rxe2 "$port" 1 || tap_bail "no rocegen server"
@@ -232,15 +244,18 @@ wait "$flood"	# it stops by itself, just after the QP
 topo_rxe_counters >"$work/a"
 dp_flow_json veth1 >"$work/flow.json"
 read -r _ fsent _ ffail <"$work/flood"
-nr1=$(dstat tx_not_rxe) fl1=$(dstat flows)
-gp=$(jq -r '[.qps[0].throughput[].mbit] as $a | ($a | length) as $n |
-	[$a[($n * 0.2 | floor):($n * 0.8 | floor)][]] | if length > 0 then add / length else 0 end' "$work/cf.json")
+dp_stats veth1
+nr1=$(dp_stat tx_not_rxe) fl1=$(dp_stat flows)
 sent1=$(topo_delta "$work/b" "$work/a" rxe1.sent_pkts)
-fpk=$(jq --argjson q "${rq:-17}" '[.[] | select(.rqpn == $q)] | first | .packets // 0' "$work/flow.json")
-fake=$(jq '[.[] | select(.rqpn >= 8388608)] | length' "$work/flow.json")
-tap_diag "nobody: $(cat "$work/flood"); tx_not_rxe +$((nr1 - nr0)); flows $fl0 -> $fl1 ($fake for made-up QPNs); the QP's flow: $fpk packets of rxe1's $sent1; goodput $gp Mb/s"
+# one jq: steady goodput (as run's), the QP's flow's packets, made-up flows
+read -r gp fpk fake < <(jq -rn --slurpfile c "$work/cf.json" --slurpfile f "$work/flow.json" \
+	--argjson q "${rq:-17}" '[([$c[0].qps[0].throughput[].mbit] as $a | ($a | length) as $n |
+	[$a[($n * 0.2 | floor):($n * 0.8 | floor)][]] | if length > 0 then add / length else 0 end),
+	([($f[0] // [])[] | select(.rqpn == $q)] | first | .packets // 0),
+	([($f[0] // [])[] | select(.rqpn >= 8388608)] | length)] | map(tostring) | join(" ")')
+tap_diag "nobody: $(cat "$work/flood"); tx_not_rxe +$(dp_stat tx_not_rxe "$nr0"); flows $fl0 -> $fl1 ($fake for made-up QPNs); the QP's flow: $fpk packets of rxe1's $sent1; goodput $gp Mb/s"
 tap_cmp "${fsent:-0}" -gt 2000 "nobody sent RoCEv2-shaped UDP out of veth1 (${fsent:-0} packets, ${ffail:-?} refused)"
-tap_cmp "$((nr1 - nr0))" -ge "${fsent:-1}" "tx_not_rxe counts them all (+$((nr1 - nr0)))"
+tap_cmp "$(dp_stat tx_not_rxe "$nr0")" -ge "${fsent:-1}" "tx_not_rxe counts them all (+$(dp_stat tx_not_rxe "$nr0"))"
 tap_cmp "$fake" -eq 0 "no flow for any of the 64 made-up QPNs"
 tap_cmp "$fl1" -le "$((fl0 + 1))" "the flow count grew by the QP's flow at most ($fl0 -> $fl1)"
 tap_cmp "$fpk" -le "$sent1" "the QP's flow counts rxe's packets only ($fpk, rxe1 sent $sent1)"
@@ -285,7 +300,8 @@ if dp_module_only "NLM_F_DUMP_INTR on the module's flow dumps"; then
 	tap_ok $? "a dump during which a flow was made says so: NLM_F_DUMP_INTR ($churn)"
 fi
 n=$(dp_flow_json veth1 | jq length)
-tap_cmp "$n" -eq "$(dstat flows)" "rocecc flow show lists every flow once ($n, as the flows gauge)"
+dp_stats veth1
+tap_cmp "$n" -eq "$(dp_stat flows)" "rocecc flow show lists every flow once ($n, as the flows gauge)"
 [ "$DP_ENGINE" = module ] && echo 10000 >"$mp/flow_idle_ms"
 
 # --- the budget: 64 KB messages at 4 Mb/s ------------------------------------------
