@@ -24,10 +24,7 @@
 #    deleting an attached device (rxe's netdev) while traffic flows leave
 #    no warnings and no leaked objects.
 # Both engines (lib/dp.sh): rocecc.ko, and the BPF datapath under roceccd
-# --datapath bpf (ROCECC_ENGINE=bpf selftests/vm/run selftests/vm/t_safety.t;
-# not in the suite yet: one of two such runs found host 1's QP paired
-# with a peer other than host 2 in dp_qps, every CNP from host 2 counted
-# as spoofed). What only the module has is a TAP skip
+# --datapath bpf (t_safety_bpf.t). What only the module has is a TAP skip
 # there: its QP cache (flow_idle_ms, qp_unresolved_max, qps_alloc),
 # flow_max, flow events (rocecc monitor), rmmod. On the BPF engine the
 # attach/detach steps are roceccd's: stopped with live flows and started
