@@ -480,7 +480,7 @@ tu=$(now_ms)
 # the sender stops too: while it sends, ordinary PFC goes on (its window
 # is above XOFF) and no storm can be over
 traffic_stop
-read -r n st < <(traffic_errors)
+read -r terr tst < <(traffic_errors)
 wait_until 20 has_ev pfc_restored "$seq1"
 tap_ok $? "pfc_restored once the queue drained" || tap_diag "$(tail -n 30 "$work/rd.log")"
 t2=$(ev_after pfc_restored "$seq1")
@@ -494,8 +494,8 @@ tap_diag "pfcswitch: $(topo_pfc_stat "$work/pfc1.json" lapses) lapses ($(topo_pf
 tap_diag "pfcswitch obeying host 2: $(topo_pfc_stat "$work/pfc1.json" obey_frames) PFC frames, $(topo_pfc_stat "$work/pfc1.json" obey_pauses) pauses ($(topo_pfc_stat "$work/pfc1.json" obey_paused_ms) ms), $(topo_pfc_stat "$work/pfc1.json" obey_expired) ran out, command max $(topo_pfc_stat "$work/pfc1.json" cmd_ms_max) ms"
 tap_cmp "$(topo_pfc_stat "$work/pfc1.json" obey_pauses)" -ge 1 "the switch port obeyed the receiver's PFC (stalled its egress)"
 tap_is "$(topo_pfc_stat "$work/pfc1.json" cmd_errors)" 0 "... every pause/resume command succeeded"
-tap_diag "the sender's completion errors through the storm (action alert): $n ${st:-}"
-[ "$n" != none ] && [[ ",$st," != *",local QP operation error,"* ]]
+tap_diag "the sender's completion errors through the storm (action alert): $terr ${tst:-}"
+[ "$terr" != none ] && [[ ",$tst," != *",local QP operation error,"* ]]
 tap_ok $? "... none of them a packet the host dropped (local QP operation error)"
 
 # --- a storm, action = disable ---------------------------------------------------------
@@ -544,7 +544,7 @@ tu=$(now_ms)
 # with PFC off the sender keeps the switch's queue above XOFF for as long
 # as it sends: it stops, so that the switch falls silent
 traffic_stop
-read -r n st < <(traffic_errors)
+read -r terr tst < <(traffic_errors)
 wait_until 30 has_ev pfc_enabled "$seq1"
 tap_ok $? "PFC comes back on priority $PRIO (pfc_enabled)$todo" || tap_diag "$(tail -n 30 "$work/rd.log")"
 t2=$(ev_after pfc_enabled "$seq1")
@@ -559,8 +559,8 @@ n=$(ev_count pfc_storm "$seqa")
 tap_is "$(metric rocecc_pfcwd_storms_total)" $((S0 + n)) "rocecc_pfcwd_storms_total +$n, one per pfc_storm event of part 2$todo"
 tap_diag "$(grep -E "veth1: PFC (storm|disabled|enabled again)" "$work/rd.log")"
 topo_pfc_stop
-tap_diag "the sender's completion errors through the storm (action disable): $n ${st:-}"
-[ "$n" != none ] && [[ ",$st," != *",local QP operation error,"* ]]
+tap_diag "the sender's completion errors through the storm (action disable): $terr ${tst:-}"
+[ "$terr" != none ] && [[ ",$tst," != *",local QP operation error,"* ]]
 tap_ok $? "... none of them a packet the host dropped (local QP operation error)"
 _topo_sleep 2
 ! grep -q "changed behind roceccd's back" "$work/rd.log"
