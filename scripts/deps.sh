@@ -34,7 +34,7 @@ PKGS=(
 	curl prometheus python3-yaml
 	# VM testbed: the guest boots Debian's kernel with the host's root
 	linux-image-amd64 linux-image-6.12-amd64
-	qemu-system-x86 busybox-static kmod cpio xz-utils file
+	qemu-system-x86 busybox-static kmod cpio xz-utils zstd file
 	rdma-core ibverbs-utils ibverbs-providers perftest iproute2 tshark tcpdump
 )
 
