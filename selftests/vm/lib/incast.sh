@@ -385,7 +385,7 @@ incast_teardown() {
 # incast_report TAG...: the side-by-side table (stdout) and, per run, a
 # "TAG key=value ..." line in $INCAST_DIR/figures.
 incast_report() {
-	"$DP_PY" "$DP_LIB/incast_report.py" --dir "$INCAST_DIR" \
+	"$DP_PY" -S "$DP_LIB/incast_report.py" --dir "$INCAST_DIR" \
 		--figures "$INCAST_DIR/figures" "$@"
 }
 
