@@ -102,6 +102,9 @@ fsecs=${ROCECC_INCAST_FLOOD_SECS:-12}
 fpps=${ROCECC_INCAST_FLOOD_PPS:-3000}
 INCAST_DIR=$(mktemp -d /tmp/t_incast.XXXXXX)
 INCAST_RD_CONF=$INCAST_DIR/roceccd.conf
+# roceccd's log: lib/incast.sh waits there for a reload's configuration
+# to reach every netdev (one CLI start per BPF mode, not two per host)
+INCAST_RD_LOG=$INCAST_DIR/roceccd.log
 trap 'kill $RD_PID $RD_NOTIFY_PID 2>/dev/null; INCAST_RD_PID=""; incast_teardown; rm -rf "$INCAST_DIR" /sys/fs/bpf/rocecc' EXIT
 # The modes of each incast, and the prefix of the engine's rocecc modes
 # (see above: the BPF engine's file runs what it can assert).
@@ -270,8 +273,8 @@ bpf_start() {
 	local n
 	incast_engine none	# roceccd's configuration file
 	n=$(grep -c READY=1 "${RD_NOTIFY:-/dev/null}" 2>/dev/null)
-	rd_start "$INCAST_DIR/roceccd.log" -c "$INCAST_RD_CONF" -i 250ms
-	rd_wait_ready $((${n:-0} + 1)) 30 || tap_diag "roceccd: $(tail -n 5 "$INCAST_DIR/roceccd.log")"
+	rd_start "$INCAST_RD_LOG" -c "$INCAST_RD_CONF" -i 250ms
+	rd_wait_ready $((${n:-0} + 1)) 30 || tap_diag "roceccd: $(tail -n 5 "$INCAST_RD_LOG")"
 	INCAST_RD_PID=$RD_PID
 }
 bpf_stop() {
