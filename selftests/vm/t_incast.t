@@ -204,7 +204,11 @@ flood() {
 		kill -TERM "${FLOOD_PIDS[0]}" ${FLOOD_PIDS[3]:+"${FLOOD_PIDS[3]}"}
 		wait "${FLOOD_PIDS[@]}"
 		# the BPF engine's flow table, the flows of every QP still in it
-		[ "$DP_ENGINE" = bpf ] && "$DP_CLI" -j flow show | jq length >"$d/flows.n"
+		if [ "$DP_ENGINE" = bpf ]; then
+			"$DP_CLI" -j flow show >"$d/flows.end.json"
+			jq length "$d/flows.end.json" >"$d/flows.n"
+			curl -sf --max-time 10 "http://127.0.0.1:$RD_PORT/flows.json" >"$d/rd_flows.json"
+		fi
 		grep -q '^total' "$d/flood.rand" && grep -q '^total' "$d/flood.spoof"
 		;;
 	esac
@@ -257,6 +261,14 @@ check_flood() {
 		# sender, the ACKs', of the three runs of this topology
 		read -r nf 2>/dev/null <"$d/flows.n"
 		tap_cmp "${nf:-999}" -le 32 "flood: the BPF engine's flow table holds the runs' flows alone after it ($nf; $rs packets for random QPNs)"
+		# who took what, when a sender took more than was sent
+		if [ "$(fig "$t" cnp_handled)" -gt "$(fig "$t" cnp_sent)" ]; then
+			tap_diag "flood: per device (since the start) dev handled/spoofed/ignored/resolver_miss:" \
+				"$(jq -r '.[] | "\(.dev) \(.stats.rp_cnp_handled)/\(.stats.rp_cnp_spoofed)/\(.stats.rp_cnp_ignored)/\(.stats.resolver_miss);"' "$d/devs.json" | tr '\n' ' ')"
+			tap_diag "flood: the BPF flows of hosts 1 and 2 at its end: $(jq -c '.[] | select(.dev == "veth1" or .dev == "veth2")' "$d/flows.end.json" | tr '\n' ' ' | cut -c1-3000)"
+			tap_diag "flood: roceccd's flows of hosts 1 and 2: $(jq -c '.' "$d/rd_flows.json" | cut -c1-3000)"
+			tap_diag "roceccd's log: $(tail -n 15 "$INCAST_RD_LOG" | tr '\n' ';')"
+		fi
 	fi
 	tap_cmp "$(fig "$t" errors)" -eq 0 "flood: no completion errors"
 	# The whole run's goodput (rocegen's bytes over its duration): the
