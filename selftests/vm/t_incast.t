@@ -83,6 +83,12 @@
 # alone, never by a packet, and a packet for a QPN not in it makes no
 # flow. Asserted instead: the flow table after the flood holds no more
 # than the runs' own flows (most 32; the flood names thousands of QPNs).
+# The BPF engine fails the flood's spoofed-CNP assertion as this is
+# written: its QP map's peers come from roceccd's pairing of flowmon's
+# flows, and of the spoofed CNPs, sent from the QPs' first packets on,
+# it counted a third as spoofed in two runs, the rest resolver misses,
+# and once handled 408 CNPs where the receiver sent 65 (the flood's
+# taken as the peer's). The run prints each device's counters for it.
 # Knobs: ROCECC_INCAST_SECS (8), ROCECC_INCAST_TIME_SECS (20),
 # ROCECC_INCAST_FLOOD_SECS (12), ROCECC_INCAST_FLOOD_PPS (3000).
 # Run: scripts/vm --test selftests/vm/t_incast.t
@@ -261,12 +267,17 @@ check_flood() {
 		# sender, the ACKs', of the three runs of this topology
 		read -r nf 2>/dev/null <"$d/flows.n"
 		tap_cmp "${nf:-999}" -le 32 "flood: the BPF engine's flow table holds the runs' flows alone after it ($nf; $rs packets for random QPNs)"
-		# who took what, when a sender took more than was sent
-		if [ "$(fig "$t" cnp_handled)" -gt "$(fig "$t" cnp_sent)" ]; then
-			tap_diag "flood: per device (since the start) dev handled/spoofed/ignored/resolver_miss:" \
-				"$(jq -r '.[] | "\(.dev) \(.stats.rp_cnp_handled)/\(.stats.rp_cnp_spoofed)/\(.stats.rp_cnp_ignored)/\(.stats.resolver_miss);"' "$d/devs.json" | tr '\n' ' ')"
+		# who took what: the CNPs of a QP the engine's QP map (which
+		# roceccd fills) did not have are resolver misses
+		tap_diag "flood: per device, the flooded run: dev handled/spoofed/ignored/resolver_miss/ce_unanswered:" \
+			"$(jq -r --slurpfile b "$d/devs.before.json" '.[] | .dev as $n |
+				(([$b[0][] | select(.dev == $n)] | first | .stats) // {}) as $o | .stats as $s |
+				["rp_cnp_handled", "rp_cnp_spoofed", "rp_cnp_ignored", "resolver_miss", "ce_unanswered"] |
+				map((($s[.] // 0) - ($o[.] // 0)) | tostring) | "\($n) " + join("/") + ";"' "$d/devs.json" | tr '\n' ' ')"
+		if [ "$(fig "$t" cnp_spoofed)" -lt $((ss * 3 / 4)) ] ||
+		   [ "$(fig "$t" cnp_handled)" -gt "$(fig "$t" cnp_sent)" ]; then
 			tap_diag "flood: the BPF flows of hosts 1 and 2 at its end: $(jq -c '.[] | select(.dev == "veth1" or .dev == "veth2")' "$d/flows.end.json" | tr '\n' ' ' | cut -c1-3000)"
-			tap_diag "flood: roceccd's flows of hosts 1 and 2: $(jq -c '.' "$d/rd_flows.json" | cut -c1-3000)"
+			tap_diag "flood: roceccd's flows: $(jq -c '.' "$d/rd_flows.json" | cut -c1-3000)"
 			tap_diag "roceccd's log: $(tail -n 15 "$INCAST_RD_LOG" | tr '\n' ';')"
 		fi
 	fi
