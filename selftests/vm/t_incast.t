@@ -86,9 +86,13 @@
 # The BPF engine fails the flood's spoofed-CNP assertion as this is
 # written: its QP map's peers come from roceccd's pairing of flowmon's
 # flows, and of the spoofed CNPs, sent from the QPs' first packets on,
-# it counted a third as spoofed in two runs, the rest resolver misses,
-# and once handled 408 CNPs where the receiver sent 65 (the flood's
-# taken as the peer's). The run prints each device's counters for it.
+# it counted a third as spoofed in two runs, none in a third. There
+# roceccd had paired both senders' QPs with the spoofer (10.0.0.4, from
+# which they had only received CNPs, not the receiver they sent to): the
+# senders handled 547 CNPs where the receiver sent none, and the
+# receiver's QP entries were missing (resolver_miss = ce_unanswered
+# 30466 on host 3). The run prints each device's counters for it, and
+# the flow tables and roceccd's log when it fails.
 # Knobs: ROCECC_INCAST_SECS (8), ROCECC_INCAST_TIME_SECS (20),
 # ROCECC_INCAST_FLOOD_SECS (12), ROCECC_INCAST_FLOOD_PPS (3000).
 # Run: scripts/vm --test selftests/vm/t_incast.t
