@@ -29,8 +29,10 @@
 #               is loaded before or after the run), the roceccd of
 #               INCAST_RD_PID, started with -c INCAST_RD_CONF, attaches the
 #               engine to every host (incast_engine), and the profile and
-#               scaling are set with rocecc param profile | set; the other
-#               modes take the engine off again
+#               scaling are set with rocecc param profile | set, or, with
+#               INCAST_RD_LOG (that roceccd's log), in its configuration
+#               (two reloads, one rocecc start instead of two per host);
+#               the other modes take the engine off again
 #   incast_run TAG SECS [ROCEGEN ARGS...]
 #       one run; everything it measured goes to $INCAST_DIR/TAG/; the
 #       report's window starts INCAST_CONV (3) s after the last sender did.
@@ -65,11 +67,14 @@
 #   incast_devs FILE
 #       rocecc -j -s dev show of every attached device (one start), which
 #       the reports read per device (incast_report.dev_entry)
-#   incast_engine none|bpf
+#   incast_engine none|bpf [PROFILE [NAME VALUE]...]
 #       write INCAST_RD_CONF (roceccd's configuration: [datapath] engine
-#       on veth1..vethN of the topology, fq left as incast_setup put it),
+#       on veth1..vethN of the topology, fq left as incast_setup put it,
+#       [module] profile and parameters if given),
 #       reload the roceccd of INCAST_RD_PID (SIGHUP) and wait until
-#       rocecc dev show has the BPF engine on every host (bpf) or on none;
+#       rocecc dev show has the BPF engine on every host (bpf) or on none
+#       (bpf with INCAST_RD_LOG: until the log says, after the reload,
+#       that each host's BPF datapath is attached or configured);
 #       without INCAST_RD_PID (no daemon yet, or no more), none only
 #       writes the file
 #
@@ -108,6 +113,7 @@ INCAST_EXTRA=${INCAST_EXTRA:-0}
 INCAST_SIDE=${INCAST_SIDE:-}
 INCAST_RD_CONF=${INCAST_RD_CONF:-}
 INCAST_RD_PID=${INCAST_RD_PID:-}
+INCAST_RD_LOG=${INCAST_RD_LOG:-}
 INCAST_ENGINE=none
 
 # incast_scale PROFILE RATE [time [DEV]]: the "NAME VALUE" pairs that
@@ -178,18 +184,29 @@ incast_mode() {
 		if [ -d /sys/module/rocecc ]; then
 			dp_unload || return 1
 		fi
-		incast_engine bpf || return 1
 		prof=${mode#bpf-}
 		prof=${prof%-time}
-		for ((h = 1; h <= TOPO_N; h++)); do
-			"$DP_CLI" param profile dev "veth$h" "$prof" || return 1
-		done
+		if [ -n "$INCAST_RD_LOG" ]; then
+			# the profile, then its scaling, through roceccd's
+			# configuration: two reloads, one rocecc start
+			incast_engine bpf "$prof" || return 1
+		else
+			incast_engine bpf || return 1
+			for ((h = 1; h <= TOPO_N; h++)); do
+				"$DP_CLI" param profile dev "veth$h" "$prof" || return 1
+			done
+		fi
 		scale=$(incast_scale "$prof" "$INCAST_RATE" \
 			"$([ "${mode%-time}" != "$mode" ] && echo time)") || return 1
-		for ((h = 1; h <= TOPO_N; h++)); do
+		if [ -n "$INCAST_RD_LOG" ]; then
 			# shellcheck disable=SC2086
-			"$DP_CLI" param set dev "veth$h" $scale || return 1
-		done
+			incast_engine bpf "$prof" $scale || return 1
+		else
+			for ((h = 1; h <= TOPO_N; h++)); do
+				# shellcheck disable=SC2086
+				"$DP_CLI" param set dev "veth$h" $scale || return 1
+			done
+		fi
 		echo "$mode: $scale" >>"$INCAST_DIR/params"
 		;;
 	mlx5|paper|mlx5-time|paper-time)
@@ -214,15 +231,26 @@ incast_mode() {
 }
 
 incast_engine() {
-	local e=$1 h devs='' want='' have i
+	local e=$1 h devs='' want='' have i conf line skip=0
+	local -A done=()
+	shift
 	for ((h = 1; h <= TOPO_N; h++)); do
 		devs+="${devs:+, }veth$h"
 		want+="${want:+ }veth$h"
 	done
 	[ -n "$INCAST_RD_CONF" ] ||
 		{ echo "incast_engine: no roceccd configuration (INCAST_RD_CONF)" >&2; return 1; }
-	printf '[datapath]\nengine = %s\n[module]\ndevices = %s\nfq = no\n' \
-		"$e" "${devs:-all}" >"$INCAST_RD_CONF" || return 1
+	printf -v conf '[datapath]\nengine = %s\n[module]\ndevices = %s\nfq = no\n' \
+		"$e" "${devs:-all}"
+	if [ $# -gt 0 ]; then
+		conf+="profile = $1"$'\n'
+		shift
+	fi
+	while [ $# -ge 2 ]; do
+		conf+="$1 = $2"$'\n'
+		shift 2
+	done
+	printf '%s' "$conf" >"$INCAST_RD_CONF" || return 1
 	INCAST_ENGINE=$e
 	if [ -z "$INCAST_RD_PID" ]; then
 		[ "$e" = none ] && return 0
@@ -230,8 +258,27 @@ incast_engine() {
 		return 1
 	fi
 	[ "$e" = bpf ] || want=
+	# the log's lines so far: the reload's are those after them
+	if [ "$e" = bpf ] && [ -n "$INCAST_RD_LOG" ]; then
+		while IFS= read -r _; do skip=$((skip + 1)); done <"$INCAST_RD_LOG"
+	fi
 	kill -HUP "$INCAST_RD_PID" 2>/dev/null ||
 		{ echo "incast_engine: no roceccd to reload (INCAST_RD_PID $INCAST_RD_PID)" >&2; return 1; }
+	if [ "$e" = bpf ] && [ -n "$INCAST_RD_LOG" ]; then
+		# every netdev's "BPF datapath attached|configured" line
+		# after the reload: the engine on it with this configuration
+		for ((i = 0; i < 600; i++)); do
+			done=()
+			while IFS= read -r line; do
+				[[ $line =~ (veth[0-9]+):\ BPF\ datapath\ (attached|configured) ]] &&
+					done[${BASH_REMATCH[1]}]=1
+			done < <(tail -n +$((skip + 1)) "$INCAST_RD_LOG")
+			[ "${#done[@]}" -ge "$TOPO_N" ] && return 0
+			_topo_sleep 0.1
+		done
+		echo "incast_engine: bpf: configured only ${!done[*]} after the reload" >&2
+		return 1
+	fi
 	for ((i = 0; i < 100; i++)); do
 		have=$("$DP_CLI" -j dev show 2>/dev/null |
 		       jq -r '[.[] | select(.engine == "bpf") | .dev] | sort | join(" ")')
@@ -385,7 +432,7 @@ incast_teardown() {
 # incast_report TAG...: the side-by-side table (stdout) and, per run, a
 # "TAG key=value ..." line in $INCAST_DIR/figures.
 incast_report() {
-	"$DP_PY" "$DP_LIB/incast_report.py" --dir "$INCAST_DIR" \
+	"$DP_PY" -S "$DP_LIB/incast_report.py" --dir "$INCAST_DIR" \
 		--figures "$INCAST_DIR/figures" "$@"
 }
 

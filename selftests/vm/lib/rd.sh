@@ -42,7 +42,7 @@ rd_start() {
 		sock=$dir/notify.sock
 		RD_NOTIFY=$dir/messages
 		: >"$RD_NOTIFY"
-		python3 - "$sock" "$RD_NOTIFY" <<'PY' &
+		python3 -S - "$sock" "$RD_NOTIFY" <<'PY' &
 import socket, sys
 s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
 s.bind(sys.argv[1])
