@@ -839,6 +839,33 @@ struct json_object *jdouble(double v)
 	return json_object_new_double(isfinite(v) ? v : 0.0);
 }
 
+/*
+ * The histogram itself, for bounds no percentile gives (a percentile of a
+ * subset of the messages, say): [upper, count] per non-empty bucket in
+ * ascending order, upper the bucket's largest value in us, clamped to the
+ * largest sample, so it bounds every sample counted up to it.
+ */
+static struct json_object *jbuckets(const struct rg_hist *h)
+{
+	struct json_object *a = json_object_new_array();
+	struct json_object *b;
+	uint64_t hi;
+	unsigned int i;
+
+	for (i = 0; i < RG_HIST_BUCKETS; i++) {
+		if (!h->bucket[i])
+			continue;
+		hi = rocecc_hist_upper(i, RG_HIST_SUB_BITS, RG_HIST_RANGE_BITS);
+		if (hi > h->max)
+			hi = h->max;
+		b = json_object_new_array();
+		json_object_array_add(b, jdouble(hi / 1e3));
+		json_object_array_add(b, json_object_new_int64((int64_t)h->bucket[i]));
+		json_object_array_add(a, b);
+	}
+	return a;
+}
+
 struct json_object *jlatency(const struct rg_hist *h)
 {
 	struct json_object *l = json_object_new_object();
@@ -855,6 +882,7 @@ struct json_object *jlatency(const struct rg_hist *h)
 	json_object_object_add(l, "min", jdouble(h->count ? h->min / 1e3 : 0));
 	json_object_object_add(l, "mean", jdouble(rg_hist_mean(h) / 1e3));
 	jadd_int(l, "samples", h->count);
+	json_object_object_add(l, "buckets", jbuckets(h));
 	return l;
 }
 

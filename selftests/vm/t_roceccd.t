@@ -16,12 +16,17 @@
 # lies inside the post-to-completion interval of the same message, so each
 # message's wire time is at most its rocegen time, and so is every
 # percentile (the k-th smallest of values each bounded by a partner is
-# bounded by the k-th smallest partner). Both report bucket midpoints:
-# flowmon within 1/32 (hist.h), rocegen within 1/128, so
-#     daemon p <= rocegen p * (1 + 1/32) * (1 + 1/128) < rocegen p * 1.04.
-# The daemon also misses the QP's first messages (before it learns the QP,
-# at most one --interval), which only removes samples from a slightly
-# different set. Below, rocegen's time adds what the wire does not see:
+# bounded by the k-th smallest partner). But the daemon misses the QP's
+# first messages (before it learns the QP, at most one --interval): it
+# times dm of rocegen's n, and the k-th smallest of a subset is bounded
+# only by the (k + n - dm)-th smallest of the whole. With 2 % of the
+# messages missed, the daemon's p99 is bounded by rocegen's p99.9 or so,
+# not its p99; a CI run under a stalling TCG failed the plain p99 bound.
+# So rocegen's JSON carries its histogram, and the bound is the upper end
+# of the bucket holding rank ceil(q * dm) + n - dm there: exact, and the
+# daemon's midpoint is within 1/32 of its value (hist.h), so
+#     daemon p <= bound * (1 + 1/32) < bound * 1.04.
+# Below, rocegen's time adds what the wire does not see:
 # the wait in rxe's send queue behind the messages posted before, rxe's
 # requester and completer tasks, and the CQ event wakeup, all slow under
 # TCG. Two runs, so that the bound means something:
@@ -123,7 +128,7 @@ rg_run() {
 # compare NAME LOW: the daemon's view of run NAME against rocegen's report;
 # LOW is the lower bound of daemon / rocegen percentiles, per mille.
 compare() {
-	local name=$1 low=$2 rg50 rg99 d50 d99 rgm dm
+	local name=$1 low=$2 rg50 rg99 d50 d99 u50 u99 rgm dm
 	python3 - "$work/$name.json" "$work/$name.flows.json" "$work/$name.metrics" "$cpid" "$srv_ip" \
 		>"$work/$name.cmp" 2>"$work/$name.cmp.err" <<'PY'
 import json, re, sys
@@ -148,6 +153,19 @@ print("d_msgs", m["samples"])
 for p in ("p50", "p99", "p999"):
     print("rg_%s_ns" % p, int(lat[p] * 1000))
     print("d_%s_ns" % p, int((m[p + "_us"] or 0) * 1000))
+# The upper bounds: of rocegen's n messages the daemon timed a subset of
+# dm; its rank ceil(q * dm) lies at rank ceil(q * dm) + n - dm or below in
+# rocegen's, whose bucket's upper end bounds it.
+def upper(q_ppm):
+    n, dm = lat["samples"], m["samples"] or 0
+    r = min(max(-(-dm * q_ppm // 1000000) + n - dm, 1), n)
+    for hi, c in lat["buckets"]:
+        r -= c
+        if r <= 0:
+            return int(hi * 1000)
+    return int(lat["max"] * 1000)
+print("rg_u50_ns", upper(500000))
+print("rg_u99_ns", upper(990000))
 print("d_rtt_p50_ns", int((f["rtt"]["p50_us"] or 0) * 1000))
 print("d_rtt_p99_ns", int((f["rtt"]["p99_us"] or 0) * 1000))
 print("d_tx_msgs", f["counters"]["tx_messages"])
@@ -173,12 +191,13 @@ PY
 	tap_cmp "$(v nflows)" -eq 1 "$name: the daemon has rocegen's flow (lqpn and peer)"
 	tap_cmp "$(v name_ok)" -eq 1 "$name: flow named '$(v want_name | tr _ ' ')' (got '$(v name | tr _ ' ')'), comm, pid, rqpn, dev"
 	rg50=$(v rg_p50_ns) rg99=$(v rg_p99_ns) d50=$(v d_p50_ns) d99=$(v d_p99_ns)
+	u50=$(v rg_u50_ns) u99=$(v rg_u99_ns)
 	tap_diag "$name: message completion p50: daemon $d50 ns, rocegen $rg50 ns ($(( d50 * 1000 / (rg50 ? rg50 : 1) )) per mille)"
 	tap_diag "$name: message completion p99: daemon $d99 ns, rocegen $rg99 ns ($(( d99 * 1000 / (rg99 ? rg99 : 1) )) per mille)"
 	tap_diag "$name: message completion p99.9: daemon $(v d_p999_ns) ns, rocegen $(v rg_p999_ns) ns; RTT p50 $(v d_rtt_p50_ns) ns, p99 $(v d_rtt_p99_ns) ns"
-	tap_cmp $(( d50 * 1000 )) -le $(( rg50 * RG_HIGH )) "$name: p50: daemon <= rocegen * $RG_HIGH/1000 (wire time within post-to-completion)"
+	tap_cmp $(( d50 * 1000 )) -le $(( u50 * RG_HIGH )) "$name: p50: daemon <= rocegen's bound $u50 ns * $RG_HIGH/1000 (wire time within post-to-completion)"
 	tap_cmp $(( d50 * 1000 )) -ge $(( rg50 * low )) "$name: p50: daemon >= rocegen * $low/1000"
-	tap_cmp $(( d99 * 1000 )) -le $(( rg99 * RG_HIGH )) "$name: p99: daemon <= rocegen * $RG_HIGH/1000"
+	tap_cmp $(( d99 * 1000 )) -le $(( u99 * RG_HIGH )) "$name: p99: daemon <= rocegen's bound $u99 ns * $RG_HIGH/1000"
 	tap_cmp $(( d99 * 1000 )) -ge $(( rg99 * low )) "$name: p99: daemon >= rocegen * $low/1000"
 	rgm=$(v rg_msgs) dm=$(v d_msgs)
 	tap_cmp "$dm" -le "$rgm" "$name: daemon timed no more messages ($dm) than rocegen completed ($rgm)"

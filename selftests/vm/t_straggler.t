@@ -11,14 +11,22 @@
 # Run: selftests/vm/run selftests/vm/t_straggler.t
 #
 # Margins: paced 16 KB messages at 4 Mbit/s complete in a few ms under TCG
-# (p99 1.5-8 ms measured in t_roceccd.t's paced run, but up to 15 ms in a
-# CI run where TCG stalled); 80 ms more on one path puts that flow's p99
-# at >= 80 ms, 5 times or more above the others even then, against
-# factor 3. With 40 ms the flow was once cleared and flagged again three
-# times in a run (ratio 2.4..6 as the others' p99 moved between 7 and
-# 15 ms): the daemon did what it should, the margin was too thin. The
-# events may still show such flapping; each of them must name the delayed
-# flow.
+# (p99 1.5-8 ms measured in t_roceccd.t's paced run), but TCG stalls the
+# whole guest now and then, and over an 8 s window (about 240 messages a
+# flow) the p99 is the third slowest message: one stall sets it. The
+# delay D adds to the delayed flow's p99 what the stall adds to every
+# flow, so with the others at X the ratio is about (X + D) / X: the flow
+# is flagged while X < D / (factor - 1) and cleared (below 1 + 0.8 x
+# (factor - 1)) once X > D / (0.8 x (factor - 1)). With three flows the
+# median is the slower of the two undelayed ones, which can never exceed
+# it: a low factor cannot flag them falsely. Measured X: 41 and 43 ms in a
+# CI run, where factor 3 and D = 80 ms (good up to X = 40 ms) failed at
+# 2.98 x; 164 ms on a busy host, where factor 2 and D = 100 ms flagged the
+# flow and cleared it again (1.69 x) before `rocecc top` looked. Factor 2
+# and D = 300 ms: flagged up to X = 300 ms, not cleared below 375 ms. The
+# events may still show flapping; each of them must name the delayed flow.
+# The QPs' ACK timeout is 2^18 x 4.096 us (1.07 s), far above the 300 ms
+# path, so that rxe does not retransmit what is only late.
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$top/selftests/vm/lib
@@ -30,7 +38,7 @@ tap_require_vm
 
 work=$(mktemp -d /tmp/vm_strag.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; topo_teardown; rm -rf "$work"' EXIT
-RG_DELAY=${RG_DELAY:-80}
+RG_DELAY=${RG_DELAY:-300}
 log=$work/rd.log
 
 tap_run "4-host topology comes up" topo_setup 4 || tap_bail "no topology"
@@ -56,7 +64,7 @@ linger = 60s
 pin_dir = none
 
 [straggler]
-factor = 3
+factor = 2
 min_messages = 50
 min_flows = 3
 window = 8s
@@ -78,7 +86,7 @@ for h in 2 3 4; do
 done
 for h in 2 3 4; do
 	DP_RG_PEER=$(topo_ip $h) DP_RG_TIMEOUT=90 dp_rg_client 1 $(( 18620 + h )) \
-		"$work/c$h.json" --duration 22 --rate 4 --burst 16K --cpu 0 \
+		"$work/c$h.json" --duration 22 --rate 4 --burst 16K --timeout 18 --cpu 0 \
 		>/dev/null 2>"$work/c$h.err" &
 	pids+=($!)
 done
@@ -127,8 +135,8 @@ tap_is "$(rd_metric "$work/metrics" rocecc_stragglers)" 1 "metric: rocecc_stragg
 tap_cmp "$(grep -c '^rocecc_flow_group_info{.*group="dp0"} 1$' "$work/metrics")" -ge 3 "metric: rocecc_flow_group_info carries dp0"
 c=$(rd_metric "$work/metrics" rocecc_group_message_completion_seconds_count 'group="dp0"')
 tap_ok $(( ! ( c > 0 ) )) "metric: the group's histogram (rocecc_group_message_completion_seconds_count{dp0} $c)"
-jq -e --arg f "$n4" '[.events[] | select(.type == "straggler")] | length >= 1 and all(.flow == $f and .group == "dp0" and .ratio > 3)' "$work/events.json" >/dev/null
-tap_ok $? "/events.json: straggler events, each for $n4 in dp0 above factor 3" || tap_diag "$(cat "$work/events.json")"
+jq -e --arg f "$n4" '[.events[] | select(.type == "straggler")] | length >= 1 and all(.flow == $f and .group == "dp0" and .ratio > 2)' "$work/events.json" >/dev/null
+tap_ok $? "/events.json: straggler events, each for $n4 in dp0 above factor 2" || tap_diag "$(cat "$work/events.json")"
 jq -e --arg f "$n4" '[.events[] | select(.type == "straggler_cleared")] | all(.flow == $f)' "$work/events.json" >/dev/null
 tap_ok $? "/events.json: no other flow flagged or cleared ($(jq '[.events[] | select(.type == "straggler")] | length' "$work/events.json") flagged)" || tap_diag "$(cat "$work/events.json")"
 grep -qF "straggler: $n4: message completion p99" "$log"
@@ -145,7 +153,7 @@ if command -v promtool >/dev/null; then
 fi
 for h in 2 3 4; do
 	tap_cmp "$(jq '.total.errors' "$work/c$h.json")" -eq 0 "rocegen to host $h: no completion error"
-	tap_diag "rocegen to host $h: $(jq -c '.qps[0].latency' "$work/c$h.json")"
+	tap_diag "rocegen to host $h: $(jq -c '.qps[0].latency | del(.buckets)' "$work/c$h.json")"
 done
 rd_stop
 tap_cmp $? -eq 0 "roceccd exits 0"
