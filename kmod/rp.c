@@ -68,10 +68,11 @@ void rocecc_rp_set_budget(struct rocecc_flow *f, u32 lqpn,
 {
 	if (e->rqpn != f->key.rqpn || memcmp(e->raddr, f->key.raddr, 16))
 		return;
-	f->lqpn = lqpn;
+	/* read without the lock: rocecc_rp_tx(), rocecc_flow_of_qp() */
+	WRITE_ONCE(f->lqpn, lqpn);
 	f->qp_timeout = e->timeout;
 	f->pace.budget_ns = e->budget_ns;
-	f->budget_known = true;
+	WRITE_ONCE(f->budget_known, true);
 }
 
 /*

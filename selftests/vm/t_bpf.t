@@ -12,6 +12,7 @@ tap_require_vm
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # test_flowmon wants a netdev besides lo for its ifindex cases
+trap 'ip link del bt0 2>/dev/null' EXIT
 tap_run "a veth pair for the tests that need a second netdev" \
 	ip link add bt0 type veth peer name bt1
 tap_diag "kernel $(uname -r)"

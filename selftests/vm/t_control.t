@@ -35,7 +35,8 @@ trap cleanup EXIT
 
 PROC=/proc/sys/net/rocecc
 # Run as nobody without capabilities.
-nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all "$@"; }
+NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups --inh-caps=-all)
+nobody() { "${NOBODY[@]}" "$@"; }
 # sysctl through /proc without forking (the VM emulates its CPU: every
 # process costs): sys_set SET NAME VALUE sets SYSERR to the write's error;
 # sysr SET NAME sets REPLY; sys_get SET NAME prints.
@@ -96,8 +97,10 @@ tap_cmp "${#names[@]}" -eq "$(ls "$PROC/default" | grep -vc '^profile$')" \
 mons+=($!)
 "$R" -j monitor >"$work/monj" 2>&1 &
 mons+=($!)
-# and one as nobody: the events group is open to every user (uapi header)
-nobody "$R" monitor >"$work/monu" 2>&1 &
+# and one as nobody: the events group is open to every user (uapi header).
+# Not through the function: a function in the background is a subshell,
+# $! would be that subshell, and killing it would leave the monitor running.
+"${NOBODY[@]}" "$R" monitor >"$work/monu" 2>&1 &
 mons+=($!)
 for i in $(seq 100); do
 	"$R" param set rp_min_rate 2 && "$R" param set rp_min_rate 1
@@ -511,6 +514,22 @@ tap_run "rmmod again" rmmod rocecc
 dmesg | grep -E "WARNING|BUG|Oops|Call Trace|refcount|unregister_netdevice: waiting" >"$work/dmesg"
 [ ! -s "$work/dmesg" ]
 tap_ok $? "the kernel log has no warnings" || tap_diag "$(cat "$work/dmesg")"
+
+# The monitors listened through the unload and the reload; SIGTERM ends
+# them (status 143), the one running as nobody too.
+kill "${mons[@]}"
+for i in $(seq 50); do alive "${mons[@]}" || break; sleep 0.1; done
+bad=
+for p in "${mons[@]}"; do
+	if alive "$p"; then
+		bad+=" $p(running)"
+	else
+		wait "$p"
+		st=$?
+		[ $st = 143 ] || bad+=" $p(status $st)"
+	fi
+done
+tap_ok $([ -z "$bad" ]; echo $?) "the ${#mons[@]} monitors end on SIGTERM" || tap_diag "not:$bad"
 
 tap_diag "test body: ${SECONDS} s"
 tap_done

@@ -62,7 +62,12 @@ rd=$top/build/daemon/roceccd
 [ -x "$rd" ] || tap_bail "$rd missing: make -C daemon"
 work=$(mktemp -d /tmp/vm_roceccd.XXXXXX)
 rdpid=
-trap 'kill $(jobs -p) 2>/dev/null; topo_teardown; rm -rf "$work"' EXIT
+# The daemons pin their flow table here, not in the default
+# /sys/fs/bpf/rocecc: the pins outlive them (roceccd(8)), and the test
+# removes them.
+pin=/sys/fs/bpf/rocecc_t_roceccd
+rm -rf "$pin"
+trap 'kill $(jobs -p) 2>/dev/null; topo_teardown; rm -rf "$work" "$pin"' EXIT
 port=18600
 mport=9468
 url=http://127.0.0.1:$mport
@@ -80,7 +85,7 @@ tap_ok $(( $? != 2 )) "bad --port: exit 2" || tap_diag "$out"
 grep -q "'70000'" <<<"$out"
 tap_ok $? "bad --port: the message names the value ($out)"
 
-"$rd" -f -p $mport -i 100ms --linger 60 -L debug >"$work/rd.log" 2>&1 &
+"$rd" -f -p $mport -i 100ms --linger 60 -L debug --pin-dir "$pin" >"$work/rd.log" 2>&1 &
 rdpid=$!
 up=1
 for _ in $(seq 50); do
@@ -288,7 +293,7 @@ nf=$(awk -v p="[$hpid] " 'index($0, p) { print NF }' <<<"$out")
 tap_is "$nf" 12 "hostile: ... the line of process $hpid has its 12 fields"
 
 # a second daemon on the same port: refused before it touches anything
-out=$("$rd" -f -p $mport 2>&1)
+out=$("$rd" -f -p $mport --pin-dir "$pin" 2>&1)
 tap_cmp $? -eq 1 "a second roceccd on port $mport: exit 1"
 grep -q "cannot listen on 127.0.0.1 port $mport" <<<"$out"
 tap_ok $? "... naming the address and port ($out)"
@@ -307,11 +312,13 @@ for h in 1 2; do
 done
 grep -Eq 'detached' "$work/rd.log"
 tap_ok $? "the log says what was detached"
+[ -e "$pin/flows" ]
+tap_ok $? "the flow table stays pinned in $pin for the next start"
 tap_diag "$(grep -E 'attached|detached|started|stopping' "$work/rd.log" | head -8)"
 
 # daemonized (the default): the HTTP thread runs in the child; --pidfile
 pidf=$work/rd2.pid
-"$rd" -p $mport -i 100ms --pidfile "$pidf"
+"$rd" -p $mport -i 100ms --pin-dir "$pin" --pidfile "$pidf"
 tap_cmp $? -eq 0 "roceccd daemonizes: the parent exits 0"
 up=1
 for _ in $(seq 50); do
