@@ -292,7 +292,8 @@ tap_cmp "$nr" -eq "$nj" "hostile: rocecc latency prints one line per flow ($nr l
 nf=$(awk -v p="[$hpid] " 'index($0, p) { print NF }' <<<"$out")
 tap_is "$nf" 12 "hostile: ... the line of process $hpid has its 12 fields"
 
-# a second daemon on the same port: refused before it touches anything
+# a second daemon on the same port is refused (it opens the pinned flow
+# table before it tries to listen, but attaches to no netdev)
 out=$("$rd" -f -p $mport --pin-dir "$pin" 2>&1)
 tap_cmp $? -eq 1 "a second roceccd on port $mport: exit 1"
 grep -q "cannot listen on 127.0.0.1 port $mport" <<<"$out"
