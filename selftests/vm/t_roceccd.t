@@ -21,11 +21,14 @@
 # times dm of rocegen's n, and the k-th smallest of a subset is bounded
 # only by the (k + n - dm)-th smallest of the whole. With 2 % of the
 # messages missed, the daemon's p99 is bounded by rocegen's p99.9 or so,
-# not its p99; a CI run under a stalling TCG failed the plain p99 bound.
-# So rocegen's JSON carries its histogram, and the bound is the upper end
-# of the bucket holding rank ceil(q * dm) + n - dm there: exact, and the
-# daemon's midpoint is within 1/32 of its value (hist.h), so
+# not its p99. So rocegen's JSON carries its histogram, and the bound is
+# the upper end of the bucket holding rank ceil(q * dm) + n - dm there:
+# exact, and the daemon's midpoint is within 1/32 of its value (hist.h), so
 #     daemon p <= bound * (1 + 1/32) < bound * 1.04.
+# A failure of this bound is a flowmon bug, not noise: a CI run where the
+# daemon timed all 2279 messages still failed it (busy p99 10.2 ms against
+# rocegen's 9.4 ms, p99.9 36.7 against 14.9 ms): flowmon timed some
+# messages longer than rocegen saw them from post to completion. Open.
 # Below, rocegen's time adds what the wire does not see:
 # the wait in rxe's send queue behind the messages posted before, rxe's
 # requester and completer tasks, and the CQ event wakeup, all slow under
