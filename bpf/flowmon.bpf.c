@@ -834,8 +834,17 @@ static __always_inline void fm_ingress(struct fm_scratch *s, __u32 ifindex,
 	f = fm_flow_get(&key, qk.lqpn);
 	if (!f)
 		return;
-	if (qp->flags & FLOWMON_QP_MERGE) {
-		qp->flags = 0;		/* racy on purpose: fm_merge() decides */
+	/*
+	 * Fold the QP's pending entry in before this packet's response is
+	 * applied: the first packet of a flow no ingress packet resolved yet
+	 * (lqpn 0) looks for one whether or not the daemon marked the qps
+	 * entry, for the daemon writes the entry first and marks it only
+	 * later (rd_resolve()); a response applied before the older ones
+	 * kept there would complete their messages at its own, later time.
+	 */
+	if ((qp->flags & FLOWMON_QP_MERGE) || !f->lqpn) {
+		if (qp->flags & FLOWMON_QP_MERGE)
+			qp->flags = 0;	/* racy on purpose: fm_merge() decides */
 		fm_merge(&pk, f, &s->smp);
 	}
 	s->smp.rtt_valid = 0;

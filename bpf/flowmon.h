@@ -34,12 +34,18 @@
  *    syndrome, PSN, time) in a ring of FLOWMON_PEND_RESPS;
  *  - once the daemon has put (ifindex, l) -> r in the table, the next
  *    ingress packet for l finds its flow (a, r, ifindex) and records l in
- *    it; if the daemon marked the entry FLOWMON_QP_MERGE (it saw a
- *    pending entry of l), that packet first folds the pending entry into
- *    the flow: counters added, its responses replayed in order onto the
+ *    it. That packet, the flow's first resolved one (lqpn still 0), first
+ *    folds the pending entry (a, l, ifindex), if there is one, into the
+ *    flow: counters added, its responses replayed in order onto the
  *    requester state, so that the messages and RTT probes they completed
  *    are timed as if the flow had been known (the replay needs nothing
- *    but the times), and the entry deleted (stats.pend_merged).
+ *    but the times), and the entry deleted (stats.pend_merged). It does
+ *    not wait for the daemon's FLOWMON_QP_MERGE mark, which comes later
+ *    in the daemon's round (it writes the entry, then marks it when it
+ *    sees the pending entry): a response applied before the older ones
+ *    kept there would complete their messages at its own, later time.
+ *    The mark folds in a pending entry that a flow already resolved
+ *    gets (its qps entry was gone for a while): the next packet does it.
  *
  * What a stranger's packets can create is bounded: the pending map has
  * FLOWMON_MAX_PENDING entries (full: the packet counts as unknown,

@@ -5,7 +5,8 @@
  * every round of QP learning:
  *  - a pending entry (peer, l, ifindex) of a QP now known gets its qps
  *    entry marked FLOWMON_QP_MERGE, so that the QP's next packet folds it
- *    into the flow;
+ *    into the flow (the flow's first resolved packet does that unmarked:
+ *    the mark is for a pending entry of a flow resolved before);
  *  - a QP's peer (rd_qp.peer, for the BPF datapath's dp_qps) is the
  *    address of the flow our own packets to its remote QPN made
  *    (pairing.c);

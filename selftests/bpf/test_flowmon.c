@@ -568,10 +568,12 @@ static void test_first(void)
 	tap_eq(events(q).n, 0, "resolved: no new event");
 
 	/*
-	 * Resolved without MERGE (the daemon did not see the entry): later
-	 * packets go to the flow, the entry stays until a MERGE folds it in;
-	 * its response then completes nothing (the coalesced ACK did), but
-	 * its counters count.
+	 * Resolved without MERGE: the daemon writes a QP's qps entry when it
+	 * learns the QP and marks it for the merge only later in its round
+	 * (rd_resolve()), or a round later. The flow's first resolved packet
+	 * folds the entry in anyway, before its own response: applied first,
+	 * the coalesced ACK would complete 100 at 4000 (3000, its true time
+	 * 1000) and the replay after it would find nothing left.
 	 */
 	reset();
 	tx(q, 1000, ROCECC_OP_RC_WRITE_ONLY, 100, 1);
@@ -580,17 +582,80 @@ static void test_first(void)
 	add_qp(q);
 	rx(q, 4000, ROCECC_OP_RC_ACK, 101, AETH_ACK);
 	get_flow(q, &fl);
-	HIST("late merge: the coalesced ACK times both", &fl.mct, 3000, 1000);
-	tap_eq(get_pend(q, &pd), 0, "late merge: the entry is still there");
+	get_stats(&st);
+	HIST("unmarked: each message done at its own ACK", &fl.mct, 1000,
+	     1000);
+	check_ctrs("unmarked: folded in by the first resolved packet", &fl,
+		   NULL,
+		   "tx_pkts=2 tx_bytes=%u rx_pkts=2 rx_bytes=%u rx_acks=2 tx_ackreq=2 tx_msgs=2 lqpn=%u pending=0",
+		   2 * wr, 2 * ack, q->lqpn);
+	check_ctrs("unmarked: stats", NULL, &st, "pend_merged=1");
+	tap_eq(get_pend(q, &pd), -ENOENT, "unmarked: the entry is gone");
+
+	/* The daemon's mark comes after the fold: nothing counted twice */
 	add_qp_flags(q, FLOWMON_QP_MERGE);
 	rx_ecn(q, 5000, ROCECC_OP_RC_SEND_ONLY, 7, 0, ROCECC_ECN_CE);
 	get_flow(q, &fl);
-	check_ctrs("late merge: folded in", &fl, NULL,
+	check_ctrs("late mark: finds nothing to fold", &fl, NULL,
 		   "tx_pkts=2 tx_bytes=%u rx_pkts=3 rx_bytes=%u rx_ce=1 rx_acks=2 tx_ackreq=2 tx_msgs=2 lqpn=%u pending=0",
 		   2 * wr, 2 * ack + bytes(q, ROCECC_OP_RC_SEND_ONLY),
 		   q->lqpn);
-	HIST("late merge: nothing timed twice", &fl.mct, 3000, 1000);
-	tap_eq(get_pend(q, &pd), -ENOENT, "late merge: the entry is gone");
+	HIST("late mark: nothing timed twice", &fl.mct, 1000, 1000);
+	tap_eq(qp_flags(q), 0, "late mark: MERGE cleared in qps");
+}
+
+/*
+ * The daemon's round as t_roceccd.t's busy run meets it: 16 KB writes of
+ * four packets, four in flight (rocegen --depth 4), back to back. Their
+ * ACKs come back before the daemon knows the QP (pending), then after it
+ * wrote the qps entry but before it marked it MERGE, then after the mark.
+ * Each message must be timed from its first packet out to the ACK that
+ * covers its last PSN, whatever the daemon's timing: the wire interval
+ * lies inside rocegen's post-to-completion interval.
+ */
+static void tx_msg(const struct qpair *q, uint64_t t, uint32_t psn)
+{
+	tx(q, t, ROCECC_OP_RC_WRITE_FIRST, psn, 0);
+	tx(q, t + 100, ROCECC_OP_RC_WRITE_MIDDLE, psn + 1, 0);
+	tx(q, t + 200, ROCECC_OP_RC_WRITE_MIDDLE, psn + 2, 0);
+	tx(q, t + 300, ROCECC_OP_RC_WRITE_LAST, psn + 3, 1);
+}
+
+static void test_resolve_round(void)
+{
+	const struct qpair *q = &QB;
+	uint32_t p = 0xfffff0;	/* the PSNs wrap on the way */
+	struct flowmon_stats st;
+	unsigned int i;
+
+	reset();
+	for (i = 0; i < 4; i++)			/* 0..3 posted at once */
+		tx_msg(q, 1000 + 400 * i, p + 4 * i);
+	rx(q, 3000, ROCECC_OP_RC_ACK, p + 3, AETH_ACK);		/* 0: 2000 */
+	tx_msg(q, 3100, p + 16);				/* 4 */
+	rx(q, 3500, ROCECC_OP_RC_ACK, p + 7, AETH_ACK);		/* 1: 2100 */
+	tx_msg(q, 3600, p + 20);				/* 5 */
+	add_qp(q);			/* the daemon learnt the QP */
+	rx(q, 4000, ROCECC_OP_RC_ACK, p + 11, AETH_ACK);	/* 2: 2200 */
+	tx_msg(q, 4100, p + 24);				/* 6 */
+	add_qp_flags(q, FLOWMON_QP_MERGE);	/* ... and marked it */
+	rx(q, 4500, ROCECC_OP_RC_ACK, p + 15, AETH_ACK);	/* 3: 2300 */
+	rx(q, 5000, ROCECC_OP_RC_ACK, p + 23, AETH_ACK);	/* 4, 5 */
+	rx(q, 5500, ROCECC_OP_RC_ACK, p + 27, AETH_ACK);	/* 6: 1400 */
+	get_flow(q, &fl);
+	get_stats(&st);
+	HIST("daemon's round: every message from its first packet to its ACK",
+	     &fl.mct, 2000, 2100, 2200, 2300, 1900, 1400, 1400);
+	HIST("daemon's round: every RTT but 4's (coalesced)", &fl.rtt, 1700,
+	     1800, 1900, 2000, 1100, 1100);
+	check_ctrs("daemon's round", &fl, NULL,
+		   "tx_pkts=28 tx_bytes=%u rx_pkts=6 rx_bytes=%u rx_acks=6 tx_ackreq=7 tx_msgs=7 lqpn=%u pending=0",
+		   7 * (bytes(q, ROCECC_OP_RC_WRITE_FIRST) +
+			2 * bytes(q, ROCECC_OP_RC_WRITE_MIDDLE) +
+			bytes(q, ROCECC_OP_RC_WRITE_LAST)),
+		   6 * bytes(q, ROCECC_OP_RC_ACK), q->lqpn);
+	check_ctrs("daemon's round: stats", NULL, &st, "pend_merged=1");
+	tap_eq(get_pend(q, &pd), -ENOENT, "daemon's round: the entry is gone");
 }
 
 /* UD packets (a CM MAD to QP 1) belong to no pair: nothing is made */
@@ -1418,6 +1483,7 @@ int main(void)
 	diag_prog("flowmon_ingress", fd_in);
 
 	test_first();
+	test_resolve_round();
 	test_ud();
 	test_pend_bounds();
 	test_basic();
