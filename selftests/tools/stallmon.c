@@ -34,6 +34,7 @@
 struct cpu_mon {
 	pthread_t th;
 	int cpu;
+	int fifo;		/* SCHED_FIFO, or the default policy */
 	unsigned long wakeups;
 	long long max_gap_ns;
 };
@@ -68,7 +69,8 @@ static void *cpu_loop(void *arg)
 	CPU_ZERO(&set);
 	CPU_SET(m->cpu, &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (m->fifo)
+		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
 	prev = now_ns();
 	while (!stop) {
 		nanosleep(&d, NULL);
@@ -78,7 +80,8 @@ static void *cpu_loop(void *arg)
 			m->max_gap_ns = t - prev;
 		if (t - prev > thresh_ns) {
 			pthread_mutex_lock(&out_lock);
-			printf("stall %d %.3f %.3f\n", m->cpu, prev / 1e6,
+			printf("%s %d %.3f %.3f\n", m->fifo ? "stall" : "ostall",
+			       m->cpu, prev / 1e6,
 			       (t - prev) / 1e6);
 			pthread_mutex_unlock(&out_lock);
 		}
@@ -152,13 +155,17 @@ int main(int argc, char **argv)
 	for (i = 0; i < CPU_SETSIZE && ncpu < STALLMON_MAX_CPUS; i++) {
 		if (!CPU_ISSET(i, &online))
 			continue;
-		mon[ncpu].cpu = i;
-		errno = pthread_create(&mon[ncpu].th, NULL, cpu_loop, &mon[ncpu]);
-		if (errno) {
-			perror("stallmon: pthread_create");
-			return 1;
+		for (c = 0; c < 2 && ncpu < STALLMON_MAX_CPUS; c++) {
+			mon[ncpu].cpu = i;
+			mon[ncpu].fifo = !c;
+			errno = pthread_create(&mon[ncpu].th, NULL, cpu_loop,
+					       &mon[ncpu]);
+			if (errno) {
+				perror("stallmon: pthread_create");
+				return 1;
+			}
+			ncpu++;
 		}
-		ncpu++;
 	}
 	printf("start %.3f\n", now_ns() / 1e6);
 	pd.tv_sec = poll_ms / 1000;
@@ -178,7 +185,8 @@ int main(int argc, char **argv)
 	printf("end %.3f\n", now_ns() / 1e6);
 	for (i = 0; i < ncpu; i++) {
 		pthread_join(mon[i].th, NULL);
-		printf("cpu %d %lu %.3f\n", mon[i].cpu, mon[i].wakeups,
+		printf("cpu %d %s %lu %.3f\n", mon[i].cpu,
+		       mon[i].fifo ? "fifo" : "other", mon[i].wakeups,
 		       mon[i].max_gap_ns / 1e6);
 	}
 	return 0;
