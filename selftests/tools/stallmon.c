@@ -5,16 +5,18 @@
  *
  *   stallmon [-t MS] [-i US] [-p MS] [FILE...]
  *
- * One thread per online CPU, pinned to it, SCHED_FIFO when allowed, sleeps
- * -i (1000) us at a time on CLOCK_MONOTONIC; a wake-up more than -t (20)
- * ms after the previous one is a stall of that CPU:
- *   stall CPU START_MS GAP_MS
+ * Two threads per online CPU, pinned to it, one SCHED_FIFO when allowed,
+ * one of the default policy (what ksoftirqd and ordinary processes get),
+ * sleep -i (1000) us at a time on CLOCK_MONOTONIC; a wake-up more than -t
+ * (20) ms after the previous one is a stall of that CPU:
+ *   stall CPU START_MS GAP_MS       (the SCHED_FIFO thread's)
+ *   ostall CPU START_MS GAP_MS      (the other's)
  * (START_MS: the previous wake-up, CLOCK_MONOTONIC ms). Every -p (5) ms
  * the main thread reads each FILE (a counter: sysfs, one number) and, when
  * it changed since the last read:
  *   ctr FILE T_MS OLD NEW
  * First "start T_MS", and on SIGTERM or SIGINT "end T_MS", then per CPU:
- *   cpu CPU WAKEUPS MAX_GAP_MS
+ *   cpu CPU fifo|other WAKEUPS MAX_GAP_MS
  * Lines are written whole, at once, to stdout (line-buffered).
  */
 #include <errno.h>
