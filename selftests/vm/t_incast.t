@@ -23,8 +23,9 @@
 # (3-to-1) in the queue, 50-70 ms, as much as timeout 14 waits: there the
 # default would measure rxe's spurious retries and the QPs they kill
 # (IBV_WC_REM_INV_REQ_ERR), not the queue (make demo shows that).
-# Asserted for every rocecc run: no drops, no rxe retransmissions, no
-# completion errors, CNPs sent and handled. Jain's fairness index of the
+# Asserted for every rocecc run: no drops, no more rxe retransmissions
+# than guest stalls (below), no completion errors (but on a QP those
+# retransmissions retried: below), CNPs sent and handled. Jain's fairness index of the
 # per-flow goodput after convergence >= 0.9: for mlx5, paper and
 # mlx5-time. The bottleneck queue's p99 at or below Kmax: for paper-time.
 # The rest is printed, not asserted, because it does not hold, and the
@@ -51,9 +52,48 @@
 # with it a victim retry means a message waited past 67 ms. Asserted in
 # the -time modes, where rocecc keeps the queue: every message completes
 # without error (at least half the window's 10 per second are counted),
-# no victim retransmission, and its message p99 at most half of ect's in
-# the same file run (measured 19-27 ms against 81 ms). The victim of
-# plain, mlx5 and paper is printed: there the queue is rxe's window's.
+# no more victim retransmissions than guest stalls, and its message p50
+# at most half of ect's in the same file run. The p99 is printed: it was
+# asserted (19-27 ms against 81 ms on a quiet host), but the p99 of ~150
+# messages is their second worst, which one TCG stall sets: 60 against
+# 90 ms and 102 against 87 ms in CI with the queue p99 at 29 KB (12 ms);
+# with the host loaded, 62-113 ms against 146-169 ms while the p50 kept
+# 10-29 ms against 73-76. The victim of plain, mlx5 and paper is
+# printed: there the queue is rxe's window's.
+#
+# Guest stalls. The guests are TCG: a vCPU stops for tens to hundreds of
+# ms when the host is busy, and rxe's ACK timer (timeout 14: 16 jiffies
+# at HZ 250, 60 ms surely waited) runs on guest time, which jumps over
+# the stall, while the ACK that would have re-armed it waits in the
+# stopped or starved guest: rxe retries a window (go-back-N, ~50
+# duplicates at the receiver each) that was never lost, and may kill the
+# QP it retried (IBV_WC_REM_INV_REQ_ERR). In CI (a host ~2x slower) the
+# -time runs retransmitted 1-5 times with no drops, the queue p99 at
+# 29 KB (12 ms of the 48 ms the 12 ms pacing budget leaves) and pacing
+# never capped. Each run now measures the stalls (selftests/tools/
+# stallmon.c from lib/incast.sh: per vCPU a SCHED_FIFO thread sleeping
+# 1 ms, a stall being a wake-up 20 ms or more late, and one of the
+# default policy, printed; the retry counters read every 5 ms on the same
+# clock) and asserts no more retransmissions (bulk; victim) than stalls,
+# so on a quiet host, with few stalls, the old assertion nearly holds
+# unchanged. It prints which retransmissions came within 134 ms (two
+# timeouts) after a stall and how much of the run lay so. Figures (6.1,
+# 3-to-1, ect, mlx5-time, paper-time), with two busy loops on this 2-core
+# host: 144-483 stalls a run, longest 67-202 ms; the -time runs
+# retransmitted 3, 3, 10, 34 times (bulk) and 4 (victim), and 3, 3, 10,
+# 32 and 4 of them followed a stall, while a random time lay within
+# 134 ms after one 37-89 % of the time (for stalls of 30 ms: 67-100 % of
+# the retransmissions against 11-38 %); ect's victim retries, from a real
+# queue of 170-190 KB (68-76 ms), followed one 5 of 15 and 19 of 22
+# times, no more than chance. With one busy loop (the whole BPF file):
+# 7-42 stalls a run (longest 31-162 ms); the -time runs (2-to-1, 3-to-1)
+# retransmitted 2, 0, 8, 1 times against 40, 10, 42, 39 stalls, and 1,
+# 0, 5, 0 of those followed one: some come with no stall of
+# 20 ms near them (two QPs of different vCPUs within 0.4 ms of each
+# other, so something guest-wide, the starved softirq or generator, not
+# seen by a FIFO thread), which is why the count is asserted and the
+# attribution is not; ect's 17 victim retries there against 7 stalls
+# would fail it, as a queue that outlasts the timeout should.
 #
 # The 2-to-1 incast runs once more, mlx5-time, while host 4 floods
 # (flood below): CE-marked packets and CNPs for random QPNs, and CNPs
@@ -97,7 +137,11 @@
 # receiver's; the receiver's still handled; goodput kept) are TAP TODO
 # until it is fixed: prove lists them, they do not fail the file.
 # Knobs: ROCECC_INCAST_SECS (8), ROCECC_INCAST_TIME_SECS (20),
-# ROCECC_INCAST_FLOOD_SECS (12), ROCECC_INCAST_FLOOD_PPS (3000).
+# ROCECC_INCAST_FLOOD_SECS (12), ROCECC_INCAST_FLOOD_PPS (3000); for
+# experiments ROCECC_INCAST_N ("2 3"), ROCECC_INCAST_MODES2 and
+# ROCECC_INCAST_MODES3 (the modes above; 3-to-1's victim checks need ect
+# and both -time modes) and ROCECC_INCAST_SAVE (a directory, /mnt/out/X,
+# that gets the runs' files, the stall monitor's among them).
 # Run: scripts/vm --test selftests/vm/t_incast.t
 
 lib=$(dirname "$0")/lib
@@ -118,17 +162,17 @@ INCAST_RD_CONF=$INCAST_DIR/roceccd.conf
 # roceccd's log: lib/incast.sh waits there for a reload's configuration
 # to reach every netdev (one CLI start per BPF mode, not two per host)
 INCAST_RD_LOG=$INCAST_DIR/roceccd.log
-trap 'kill $RD_PID $RD_NOTIFY_PID 2>/dev/null; INCAST_RD_PID=""; incast_teardown; rm -rf "$INCAST_DIR" /sys/fs/bpf/rocecc' EXIT
+trap 'kill $RD_PID $RD_NOTIFY_PID 2>/dev/null; INCAST_RD_PID=""; incast_teardown; [ -n "${ROCECC_INCAST_SAVE:-}" ] && cp -r "$INCAST_DIR" "$ROCECC_INCAST_SAVE"; rm -rf "$INCAST_DIR" /sys/fs/bpf/rocecc' EXIT
 # The modes of each incast, and the prefix of the engine's rocecc modes
 # (see above: the BPF engine's file runs what it can assert).
 if [ "$DP_ENGINE" = bpf ]; then
 	pre=bpf-
-	modes2="bpf-mlx5-time bpf-paper-time"
-	modes3="ect bpf-mlx5-time bpf-paper-time"
+	modes2=${ROCECC_INCAST_MODES2:-bpf-mlx5-time bpf-paper-time}
+	modes3=${ROCECC_INCAST_MODES3:-ect bpf-mlx5-time bpf-paper-time}
 else
 	pre=
-	modes2="plain ect mlx5 paper mlx5-time paper-time"
-	modes3=$modes2
+	modes2=${ROCECC_INCAST_MODES2:-plain ect mlx5 paper mlx5-time paper-time}
+	modes3=${ROCECC_INCAST_MODES3:-$modes2}
 fi
 
 tap_run "ib_core and rdma_rxe load (engine $DP_ENGINE)" modprobe -a ib_core rdma_rxe || tap_bail "no rxe"
@@ -320,11 +364,44 @@ bpf_stop() {
 	INCAST_RD_PID=
 }
 
+# stall_diag TAG WHAT: the run's guest stalls (see the header).
+stall_diag() {
+	local v=
+	[ "$(fig "$1" v_msgs)" != 0 ] &&
+		v=", victim $(fig "$1" v_retrans) ($(fig "$1" v_retrans_stall) after stalls)"
+	tap_diag "$2: guest stalls >= 20 ms $(fig "$1" stalls) (SCHED_OTHER: $(fig "$1" ostalls)), longest $(fig "$1" stall_max_ms) ms," \
+		"$(awk -v c="$(fig "$1" stall_cover)" 'BEGIN { printf "%.0f", 100 * c }') % of the run within 134 ms after one;" \
+		"retransmissions bulk $(fig "$1" retrans) ($(fig "$1" retrans_stall) after stalls)$v"
+}
+
+# check_errors TAG WHAT: no completion errors, but on a sender whose QP
+# retransmitted, in a run with no more retransmissions than guest stalls
+# (rxe's spurious retries kill QPs: IBV_WC_REM_INV_REQ_ERR, see the
+# header).
+check_errors() {
+	local t=$1 h e r why=
+	for ((h = 1; h <= n; h++)); do
+		e=$(fig "$t" "errors$h") r=$(fig "$t" "retry$h")
+		[ "$e" = 0 ] && continue
+		if [ "$r" -gt 0 ] && [ "$(fig "$t" retrans)" -le "$(fig "$t" stalls)" ]; then
+			why+="${why:+; }host $h: $e after $r retransmissions"
+		else
+			why=bad
+			break
+		fi
+	done
+	if [ -n "$why" ] && [ "$why" != bad ]; then
+		tap_ok 0 "$2: no completion errors but on QPs the stalls' retransmissions retried ($why)"
+	else
+		tap_cmp "$(fig "$t" errors)" -eq 0 "$2: no completion errors"
+	fi
+}
+
 # check_victim N MODES: the victim beside the N-to-1 runs of MODES (see
 # above).
 check_victim() {
 	local n=$1 m t ev
-	ev=$(fig "$n.ect" v_p99_ms)
+	ev=$(fig "$n.ect" v_p50_ms)
 	tap_diag "victim p50/p99/p99.9 ms, messages, retransmissions:$(for m in $2; do
 		printf ' %s %s/%s/%s %s %s;' "$m" "$(fig "$n.$m" v_p50_ms)" "$(fig "$n.$m" v_p99_ms)" \
 			"$(fig "$n.$m" v_p999_ms)" "$(fig "$n.$m" v_msgs)" "$(fig "$n.$m" v_retrans)"
@@ -334,13 +411,14 @@ check_victim() {
 		tap_cmp "$(fig "$t" v_errors)" -eq 0 "$n-to-1 $m: the victim's messages completed without error"
 		tap_cmp "$(fig "$t" v_msgs)" -ge "$(awk -v w="$(fig "$t" window_s)" 'BEGIN { printf "%d", w * 10 / 2 }')" \
 			"$n-to-1 $m: the victim sent its messages ($(fig "$t" v_msgs) in a $(fig "$t" window_s) s window)"
-		tap_cmp "$(fig "$t" v_retrans)" -eq 0 "$n-to-1 $m: no victim retransmissions"
-		ge "$ev" "$(awk -v v="$(fig "$t" v_p99_ms)" 'BEGIN { print 2 * v }')"
-		tap_ok $? "$n-to-1 $m: the victim's message p99 $(fig "$t" v_p99_ms) ms at most half of ect's $ev ms"
+		tap_cmp "$(fig "$t" v_retrans)" -le "$(fig "$t" stalls)" \
+			"$n-to-1 $m: no more victim retransmissions than guest stalls ($(fig "$t" v_retrans), $(fig "$t" v_retrans_stall) within 134 ms after one; stalls $(fig "$t" stalls))"
+		ge "$ev" "$(awk -v v="$(fig "$t" v_p50_ms)" 'BEGIN { print 2 * v }')"
+		tap_ok $? "$n-to-1 $m: the victim's message p50 $(fig "$t" v_p50_ms) ms at most half of ect's $ev ms (p99 $(fig "$t" v_p99_ms) ms, ect's $(fig "$n.ect" v_p99_ms) ms)"
 	done
 }
 
-for n in 2 3; do
+for n in ${ROCECC_INCAST_N:-2 3}; do
 	tap_diag "[${SECONDS} s] $n-to-1"
 	modes=$([ "$n" = 2 ] && echo "$modes2" || echo "$modes3")
 	INCAST_EXTRA=$((n == 2))	# host 4: the flood's source
@@ -394,8 +472,10 @@ for n in 2 3; do
 		t=$n.$m
 		tap_is "$(fig "$t" engine)" "$DP_ENGINE" "$n-to-1 $m: every device driven by the $DP_ENGINE engine"
 		tap_cmp "$(fig "$t" drops)" -eq 0 "$n-to-1 $m: no drops"
-		tap_cmp "$(fig "$t" retrans)" -eq 0 "$n-to-1 $m: no rxe retransmissions"
-		tap_cmp "$(fig "$t" errors)" -eq 0 "$n-to-1 $m: no completion errors"
+		stall_diag "$t" "$n-to-1 $m"
+		tap_cmp "$(fig "$t" retrans)" -le "$(fig "$t" stalls)" \
+			"$n-to-1 $m: no more rxe retransmissions than guest stalls ($(fig "$t" retrans), $(fig "$t" retrans_stall) within 134 ms after one; stalls $(fig "$t" stalls))"
+		check_errors "$t" "$n-to-1 $m"
 		tap_cmp "$(fig "$t" cnp_handled)" -gt 0 "$n-to-1 $m: CNPs sent ($(fig "$t" cnp_sent)) and handled ($(fig "$t" cnp_handled))"
 		tap_cmp "$(fig "$t" cnp_handled)" -le "$(fig "$t" cnp_sent)" "$n-to-1 $m: no more CNPs handled than sent"
 		if [ "${m#"$pre"}" != paper-time ]; then

@@ -316,6 +316,7 @@ incast_run() {
 		incast_devs "$d/devs.before.json" || return 1
 	fi
 	topo_backlog_start $((INCAST_N + 1)) 20 "$d/backlog" || return 1
+	_incast_stallmon_start "$d"
 	if [ -n "$INCAST_SIDE" ]; then
 		"$INCAST_SIDE" start "$d" "$secs" || st=1
 	fi
@@ -336,6 +337,7 @@ incast_run() {
 	done
 	for h in "${pids[@]}"; do wait "$h" || st=1; done
 	wait "$srv" || st=1
+	_incast_stallmon_stop
 	if [ -n "$INCAST_SIDE" ]; then
 		"$INCAST_SIDE" stop "$d" || st=1
 	fi
@@ -354,6 +356,28 @@ incast_run() {
 	_incast_no_module "$INCAST_MODE" || st=1
 	[ $st = 0 ] || cat "$d"/*.err >&2
 	return $st
+}
+
+# _incast_stallmon_start DIR / _incast_stallmon_stop: the guest's stalls
+# and the senders' and the victim's retransmissions, and the receiver's
+# duplicates, on one clock (selftests/tools/stallmon.c) into DIR/stallmon.
+INCAST_STALLMON_PID=
+_incast_stallmon_start() {
+	local h f=() c=/ports/1/hw_counters
+	for ((h = 1; h <= INCAST_N; h++)); do
+		f+=("/sys/class/infiniband/rxe$h$c/completer_retry_err")
+	done
+	[ "$INCAST_VHOST" -gt 0 ] &&
+		f+=("/sys/class/infiniband/rxe$INCAST_VHOST$c/completer_retry_err")
+	f+=("/sys/class/infiniband/rxe$((INCAST_N + 1))$c/duplicate_request")
+	"$DP_TOP/build/tools/stallmon" -t 20 "${f[@]}" >"$1/stallmon" 2>&1 &
+	INCAST_STALLMON_PID=$!
+}
+_incast_stallmon_stop() {
+	[ -n "$INCAST_STALLMON_PID" ] || return 0
+	kill -TERM "$INCAST_STALLMON_PID" 2>/dev/null
+	wait "$INCAST_STALLMON_PID" 2>/dev/null
+	INCAST_STALLMON_PID=
 }
 
 # _incast_no_module MODE: a run of the BPF engine has no rocecc.ko loaded.
