@@ -150,8 +150,9 @@ dp_rg_client() {
 
 # dp_rg_why JSON OUT [DEV...]: what a failed rocegen client run (its report
 # JSON, its stderr OUT) says about its completion errors, several lines for
-# a tap_diag. rxe on 6.1 and 6.12 retries without end at rocegen's retry
-# and rnr_retry 7 (the IBA's "infinite"), so an error is one of: messages
+# a tap_diag. rxe (rxe_comp.c, 6.1) retries without end at rocegen's retry
+# and rnr_retry 7 (7 is not counted down; the IBA makes only rnr_retry 7
+# infinite), so an error is one of: messages
 # still outstanding when the drain after the run timed out, flushed
 # (drain_timeout true: the QP stopped making progress, or was too slow for
 # the drain budget), a failed post, or a status rxe gave a message (the
