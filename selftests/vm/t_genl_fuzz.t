@@ -89,7 +89,8 @@ tap_is "$("$R" -j dev show | jq -r '[.[].dev] | join(" ")')" veth1 "only veth1 a
 pkill -INT -f -- "^$DP_RG --client"
 wait "$CLI" "$SRV"
 tap_diag "rocegen: $(jq -c '{messages: .total.messages, errors: .total.errors, bytes: .total.bytes}' "$work/c.json")"
-tap_cmp "$(jq .total.errors "$work/c.json")" -eq 0 "the traffic completed without completion errors"
+tap_cmp "$(jq .total.errors "$work/c.json")" -eq 0 "the traffic completed without completion errors" ||
+	tap_diag "$(dp_rg_why "$work/c.json" "$work/c.out" veth1)"
 tap_cmp "$(jq .total.messages "$work/c.json")" -gt 0 "... and moved data"
 
 # --- unprivileged -----------------------------------------------------------------

@@ -348,7 +348,8 @@ bpf_restarts() {
 	tap_is "$(dp_engines)" "" "... and drives nothing"
 	wait "$CLI" "$SRV"
 	read -r rerr rmsg < <(rgres)
-	tap_cmp "$rerr" -eq 0 "the traffic went on without errors ($rmsg messages)"
+	tap_cmp "$rerr" -eq 0 "the traffic went on without errors ($rmsg messages)" ||
+		tap_diag "$(dp_rg_why "$work/c.json" "$work/c.out")"
 	tap_run "roceccd starts again" attach_all
 
 	# One transfer through two restarts: a parameter change and a
@@ -494,7 +495,8 @@ tap_diag "objects after:  $(dp_objects)"
 tap_cmp "$("$R" -j flow show | jq '[.[] | select(.dev == "veth1")] | length')" -eq 0 "no flow of veth1 is left"
 wait "$CLI" "$SRV"
 read -r rerr rmsg < <(rgres)
-tap_cmp "$rerr" -eq 0 "the traffic went on without errors ($rmsg messages)"
+tap_cmp "$rerr" -eq 0 "the traffic went on without errors ($rmsg messages)" ||
+	tap_diag "$(dp_rg_why "$work/c.json" "$work/c.out" veth2)"
 tap_run "attach veth1 again" attach_all 1
 # veth2 still holds the receiver's flow of that traffic: it would go idle
 # and expire (an event) in the loop below if the loop is slow to start.
@@ -552,7 +554,8 @@ tap_cmp "$under" -ge 5 "... $under of them while the traffic ran"
 tap_cmp "$((fa1 - fa0))" -ge $((under / 2)) "... each re-attach took the flow up again ($((fa1 - fa0)) flows created)"
 read -r rerr rmsg < <(rgres)
 tap_diag "rocegen: $rmsg messages, $rerr errors"
-tap_cmp "$rerr" -eq 0 "the traffic completed without completion errors"
+tap_cmp "$rerr" -eq 0 "the traffic completed without completion errors" ||
+	tap_diag "$(dp_rg_why "$work/c.json" "$work/c.out" veth1 veth2)"
 tap_cmp "$rmsg" -gt 0 "... and moved data"
 read -r natt ndet ncre nexp < <(jq -rs '[map(select(.event == "attached")),
 	map(select(.event == "detached")), map(select(.event == "created")),

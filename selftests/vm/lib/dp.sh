@@ -34,6 +34,8 @@
 #                               rocegen client from rxeH to the server's
 #                               10.0.0.x (DP_RG_PEER, default host 2)
 #                               (both killed after DP_RG_TIMEOUT s, 120)
+#   dp_rg_why JSON OUT [DEV...] why a rocegen client's messages failed,
+#                               for tap_diag (below)
 #   dp_objects                  the module's allocation counters (one line;
 #                               empty on bpf)
 #   dp_flow_json DEV            rocecc -j flow show dev DEV
@@ -144,6 +146,31 @@ dp_rg_client() {
 	shift 3
 	timeout "${DP_RG_TIMEOUT:-120}" "$DP_RG" --client "$peer" --port "$port" \
 		--dev "rxe$h" -Q --json "$json" --allow-errors "$@"
+}
+
+# dp_rg_why JSON OUT [DEV...]: what a failed rocegen client run (its report
+# JSON, its stderr OUT) says about its completion errors, several lines for
+# a tap_diag. rxe (rxe_comp.c, 6.1) retries without end at rocegen's retry
+# and rnr_retry 7 (7 is not counted down; the IBA makes only rnr_retry 7
+# infinite), so an error is one of: messages
+# still outstanding when the drain after the run timed out, flushed
+# (drain_timeout true: the QP stopped making progress, or was too slow for
+# the drain budget), a failed post, or a status rxe gave a message (the
+# first is on rocegen's stderr, with the message's number: how far into
+# the run). Then the run's rxe counters (the client's device), rxe's now,
+# and each DEV's engine counters and flows, non-zero values only.
+dp_rg_why() {
+	local json=$1 out=$2 d
+	shift 2
+	jq -r '"rocegen: \(.total.messages) messages, \(.total.errors) errors in \(.elapsed_s) s; interrupted \(.interrupted), drain_timeout \(.drain_timeout)",
+		(.qps[] | "  QP \(.local_qpn): \(.messages) messages, \(.posted) posted, errors \(.error_status | tojson)"),
+		"  \(.local.dev) over the run: \(.hw_counters | with_entries(select(.value != 0)) | tojson)"' "$json" 2>&1
+	grep -v '^$' "$out" 2>/dev/null | head -n 8 | sed 's/^/  stderr: /'
+	echo "  rxe now: $(topo_rxe_counters | awk '$2 != 0 { printf "%s ", $0 }')"
+	for d in "$@"; do
+		echo "  $d: $("$DP_CLI" -j -s dev show "$d" 2>&1 | jq -c '.[0].stats | with_entries(select(.value != 0))' 2>&1)"
+		echo "  $d flows: $("$DP_CLI" -j flow show dev "$d" 2>&1 | jq -c 'map(with_entries(select(.value != 0)))' 2>&1)"
+	done
 }
 
 dp_objects() {
