@@ -56,6 +56,21 @@
 # clock at 100 Mb/s (rocecc.ko's pfc_speed_mbps, pfcswitch --speed):
 # 65535 quanta = 335 ms, refreshed every 5 ms, which TCG's stalls do not
 # outlast; XON still ends a pause at once, so ordinary PFC stays short.
+# The sender must still be sending when the receiver recovers: with the
+# sender gone (rocegen's duration over: it stops posting, flushes its QP
+# 5 s later) nothing refills swp2's queue, it drains (8 kbit/s, or at once
+# when a lapse of the receiver's refresher lets swp2's pause run out), the
+# switch sends XON and falls silent, and the watchdog rightly ends the
+# storm, PFC back on, while the receiver is still stuck; with a live
+# sender the queue stays at rxe's 64 packets in flight (~65 KB, above
+# xon). CI on a slow host failed so: PFC on again after the reload, then
+# no pfc_enabled after it. From the traffic's start to the receiver's
+# recovery took 38 s (disable) and ~50 s (alert) here with two busy loops
+# on the host, over the old durations 40 s and 30 s (the alert part's ran
+# out mid-storm and got through only because nothing drained in time).
+# The storm parts' traffic therefore lasts TRAFFIC_S (120 s), far beyond
+# that, and traffic_stop ends it once the receiver recovered (the runtime
+# is unchanged); the test asserts the sender still ran then.
 # Knobs: ROCECC_PFCWD_SLACK_MS (3000: TCG's delays on top of detection_time
 # + interval: from the receiver's first PFC frame to the switch's first
 # XOFF (pfcswitch runs tc to stall the port, up to 0.3 s) and from the
@@ -94,6 +109,7 @@ SLACK=${ROCECC_PFCWD_SLACK_MS:-3000}
 SPEED=100	# Mb/s: the pause clock (see above)
 REFRESH_US=5000
 port=18600
+TRAFFIC_S=120	# the storm parts' traffic: traffic_stop ends it (see above)
 
 now_ms() { date +%s%3N; }
 
@@ -224,6 +240,13 @@ traffic() {
 		--tclass 104 --allow-errors -Q --json "$work/c$port.json" \
 		2>"$work/c$port.err" &
 	TRAFFIC+=" $!"
+	TRAFFIC_CLIENT=$! TRAFFIC_END=$(($(now_ms) + $1 * 1000))
+}
+
+# sending: the last traffic's client still runs and its duration is not
+# over (after it, rocegen stops posting: nothing keeps swp2's queue up)
+sending() {
+	kill -0 "$TRAFFIC_CLIENT" 2>/dev/null && [ "$(now_ms)" -lt "$TRAFFIC_END" ]
 }
 
 traffic_stop() {
@@ -308,8 +331,13 @@ f = bytes.fromhex("0180c2000001") + src + struct.pack("!HHH", 0x8808, 0x0101, 1 
 f += bytes(60 - len(f))
 s.send(f)
 print(int(time.time() * 1000), flush=True)	# t0: the first XOFF
+last = time.monotonic()
 while True:
     s.send(f)
+    t = time.monotonic()
+    if t - last > 0.1:	# a lapse (TCG): "gap EPOCH_MS MS"
+        print("gap %d %d" % (time.time() * 1000, (t - last) * 1000), flush=True)
+    last = t
     time.sleep(period)' "$1" "$PRIO" "$(awk -v u=$REFRESH_US 'BEGIN { print u / 1e6 }')"
 }
 seq0=$(last_seq)
@@ -426,7 +454,7 @@ tap_is "$(metric rocecc_pfcwd_state)" 0 "rocecc_pfcwd_state 0 (ok)"
 
 # --- ordinary PFC: no storm --------------------------------------------------------------
 
-traffic 30 || tap_bail "no traffic"
+traffic $TRAFFIC_S || tap_bail "no traffic"
 tap_run "pfcswitch: XOFF at 60 KB, XON at 40 KB on swp2's queue" \
 	switch_pfc "$work/pfc1.json" ||
 	tap_bail "no pfcswitch"
@@ -475,6 +503,8 @@ tap_ok $? "action alert: PFC stays on"
 tap_is "$(ev_after pfc_disabled "$seq0")" "" "... no pfc_disabled event"
 wait_until 5 state_is 1
 seq1=$(last_seq)
+sending
+tap_ok $? "the sender still sends while host 2 is stuck (else the switch's queue drains, the storm is over)"
 tap_run "host 2 recovers (its last pause runs out)" receiver_recovers
 tu=$(now_ms)
 # the sender stops too: while it sends, ordinary PFC goes on (its window
@@ -506,7 +536,7 @@ seq0=$(last_seq)
 kill -HUP "$rdpid"
 wait_until 10 reloaded_after "$seq0"
 tap_ok $? "reload: action = disable"
-traffic 40 || tap_bail "no traffic"
+traffic $TRAFFIC_S || tap_bail "no traffic"
 tap_run "pfcswitch again" switch_pfc "$work/pfc2.json" ||
 	tap_bail "no pfcswitch"
 _topo_sleep 2
@@ -539,6 +569,8 @@ tap_ok $? "... also across a reload$todo" || tap_diag "$(tail -n 20 "$work/rd.lo
 grep -q "PFC stays off on priority $PRIO: the PFC watchdog holds it off" "$work/rd.log"
 tap_ok $? "... which says so in the log$todo"
 seq1=$(last_seq)
+sending
+tap_ok $? "the sender still sends while host 2 is stuck (else the switch's queue drains, the storm is over)"
 tap_run "host 2 recovers" receiver_recovers
 tu=$(now_ms)
 # with PFC off the sender keeps the switch's queue above XOFF for as long
@@ -559,6 +591,8 @@ n=$(ev_count pfc_storm "$seqa")
 tap_is "$(metric rocecc_pfcwd_storms_total)" $((S0 + n)) "rocecc_pfcwd_storms_total +$n, one per pfc_storm event of part 2$todo"
 tap_diag "$(grep -E "veth1: PFC (storm|disabled|enabled again)" "$work/rd.log")"
 topo_pfc_stop
+tap_diag "pfcswitch: $(topo_pfc_stat "$work/pfc2.json" lapses) lapses, $(topo_pfc_stat "$work/pfc2.json" xon_sent) XON, max backlog $(topo_pfc_stat "$work/pfc2.json" max_backlog) B; obeying host 2: $(topo_pfc_stat "$work/pfc2.json" obey_pauses) pauses, $(topo_pfc_stat "$work/pfc2.json" obey_expired) ran out"
+tap_diag "host 2's refresher lapses over 100 ms (epoch ms, ms): $(awk '$1 == "gap" { printf "%s:%s ", $2, $3 }' "$work/recv1.t0" "$work/recv2.t0")"
 tap_diag "the sender's completion errors through the storm (action disable): $terr ${tst:-}"
 [ "$terr" != none ] && [[ ",$tst," != *",local QP operation error,"* ]]
 tap_ok $? "... none of them a packet the host dropped (local QP operation error)"
