@@ -29,8 +29,10 @@
 # flow_max, flow events (rocecc monitor), rmmod. On the BPF engine the
 # attach/detach steps are roceccd's: stopped with live flows and started
 # again, restarted after a profile change under traffic (the flow's state
-# kept: its counters only grow), killed (SIGKILL) under traffic and
-# started again (adopting it), and a deleted device.
+# kept: its counters only grow; the flow is that transfer's own, not the
+# one an earlier transfer left pinned, which roceccd expires once it has
+# been idle 10 s, maybe during the restart), killed (SIGKILL) under
+# traffic and started again (adopting it), and a deleted device.
 # The harness fails the run on any kernel warning (panic_on_warn=1).
 # Knob: ROCECC_SAFETY_CYCLES (15; a multiple of 3: each kind of change
 # as often).
@@ -337,8 +339,10 @@ tap_cmp "$rerr" -eq 0 "... and its transfer completed without errors ($rmsg mess
 # are its parameters, flow events come from its generic netlink family,
 # detach is rocecc dev detach. The BPF engine's turn is bpf_restarts.
 bpf_restarts() {
-	local p0 p1 q t
-	local fsel='[.[] | select(.packets > 0)] | max_by(.packets) | "\(.rqpn) \(.packets)"'
+	local p0 p1 q t old fl
+	# shellcheck disable=SC2016 # jq's variables
+	local fsel='[.[] | select(.packets > 0) | select(.rqpn as $r | any($old[]; . == $r) | not)] | max_by(.packets) | "\(.rqpn) \(.packets)"'
+	local fdiag='[.[] | {rqpn, packets, idle_ms: ((.state_ns - .last_active_ns) / 1e6 | floor)}]'
 
 	tap_diag "[${SECONDS} s] roceccd stopped with live flows"
 	traffic 5s || tap_bail "rocegen did not start"
@@ -358,14 +362,33 @@ bpf_restarts() {
 	# that adopts them. Each start loads and verifies the programs: tens
 	# of seconds under TCG with traffic, hence two and not a loop.
 	tap_diag "[${SECONDS} s] roceccd restarted, then killed, under traffic"
+	# The flow followed is this transfer's own: veth1's flow that was
+	# not there before it started. The first transfer's (above) stays
+	# pinned until roceccd has seen it idle for 10 s, which may be after
+	# this one starts (9.3 s idle just before it in one run), and it
+	# has more packets (1578, 1859) than this one after 1 s (1248):
+	# the busiest flow was the old one then, which the restart below
+	# expires, and the flow read as lost (packets 1859 -> 0).
+	fl=$(dp_flow_json veth1)
+	old=$(jq -c '[.[].rqpn]' <<<"$fl")
+	tap_diag "veth1's flows before the transfer: $(jq -c "$fdiag" <<<"$fl")"
 	DP_RG_TIMEOUT=400 traffic 300s --depth 4 || tap_bail "rocegen did not start"
 	_topo_sleep 1
-	read -r q p0 < <(dp_flow_json veth1 | jq -r "$fsel")
+	q=
+	for _ in $(seq 20); do
+		fl=$(dp_flow_json veth1)
+		read -r q p0 < <(jq -r --argjson old "${old:-[]}" "$fsel" <<<"$fl")
+		[ "$q" != null ] && break
+		_topo_sleep 0.5
+	done
+	tap_diag "veth1's flows 1 s into the transfer: $(jq -c "$fdiag" <<<"$fl")"
 	"$R" param profile dev veth1 paper
 	tap_cmp $? -eq 0 "rocecc param profile dev veth1 paper under traffic"
 	t=$SECONDS
 	tap_run "roceccd restarts under traffic" dp_attach 1 2
-	p1=$(dp_flow_json veth1 | jq -r --argjson q "${q:-0}" '[.[] | select(.rqpn == $q)][0].packets // 0')
+	fl=$(dp_flow_json veth1)
+	p1=$(jq -r --argjson q "${q:-0}" '[.[] | select(.rqpn == $q)][0].packets // 0' <<<"$fl")
+	tap_diag "veth1's flows after the restart: $(jq -c "$fdiag" <<<"$fl"); idle flows expired: $(rd_get metrics | awk '$1 == "rocecc_bpf_flows_expired_total" { print $2 }')"
 	tap_cmp "${p1:-0}" -ge "${p0:-1}" "... and the flow's state is kept (packets $p0 -> $p1, restart $((SECONDS - t)) s)"
 	kill -KILL "$RD_PID"
 	wait "$RD_PID" 2>/dev/null
