@@ -669,6 +669,9 @@ static __always_inline long dp_rp_try(void *data, bool is_cnp)
 			f->pacing_ackreq++;
 		if (e->flags & ROCECC_PACE_DELAYED)
 			f->pacing_delayed++;
+	} else if (!is_cnp && e->paced) {
+		/* not paced (any more): behind what is held (pacing.h) */
+		e->depart = rocecc_pace_unpaced(&f->pace, now);
 	}
 	e->cnp = f->np.pending &&
 		 rocecc_np_poll(&f->np, &d->params, now) == ROCECC_NP_SEND_CNP;
@@ -789,11 +792,11 @@ static __always_inline bool dp_egress_data(struct __sk_buff *skb,
 	if (e->flags & ROCECC_PACE_ACKREQ)
 		dp_inc(st, dp_set_ackreq(skb, p) ? ROCECC_STAT_MALFORMED :
 			   ROCECC_STAT_PACING_ACKREQ);
-	if (e->flags & ROCECC_PACE_DELAYED) {
+	if (e->flags & ROCECC_PACE_DELAYED)
 		dp_inc(st, ROCECC_STAT_PACING_DELAYED);
+	if (e->depart > now)
 		bpf_skb_set_tstamp(skb, e->depart,
 				   BPF_SKB_TSTAMP_DELIVERY_MONO);
-	}
 	return e->cnp;
 }
 

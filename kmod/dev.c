@@ -327,8 +327,10 @@ int rocecc_dev_detach(u32 ifindex, const char *name,
 	rtnl_lock();
 	mutex_lock(&rocecc_lock);
 	rdev = rocecc_dev_find(ifindex, name, extack);
-	if (rdev)
+	if (rdev) {
+		rocecc_dp_dev_drain(rdev);
 		rocecc_dev_unlink(rdev, ROCECC_DETACH_REQUEST);
+	}
 	mutex_unlock(&rocecc_lock);
 	if (rdev)
 		rocecc_dev_release(rdev);
@@ -433,8 +435,10 @@ void rocecc_dev_exit(void)
 		idx = 0;
 		mutex_lock(&rocecc_lock);
 		rdev = xa_find(&rocecc_devs, &idx, ULONG_MAX, XA_PRESENT);
-		if (rdev)
+		if (rdev) {
+			rocecc_dp_dev_drain(rdev);
 			rocecc_dev_unlink(rdev, ROCECC_DETACH_UNLOAD);
+		}
 		mutex_unlock(&rocecc_lock);
 		if (!rdev)
 			break;

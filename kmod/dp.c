@@ -17,7 +17,9 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/ethtool.h>
+#include <linux/math64.h>
 #include <linux/moduleparam.h>
 #include <linux/netdevice.h>
 #include <linux/rtnetlink.h>
@@ -300,6 +302,34 @@ int rocecc_dp_dev_attach(struct rocecc_dev *rdev, struct net_device *netdev,
 		rdev->dp.line_rate_kbps =
 			min_t(u64, (u64)ks.base.speed * 1000, U32_MAX);
 	return rocecc_qp_find_ibdev(netdev, &rdev->dp.ibdev, extack);
+}
+
+/*
+ * Detach on request or at unload, before the device is unpublished (under
+ * RTNL and rocecc_lock): let what pacing holds in fq leave first.
+ * Unpublished, the device's packets leave at once and would overtake
+ * their QP's packets still held, a PSN gap for the responder
+ * (rocecc/pacing.h, "When pacing stops"). So the hook stops pacing the
+ * device (draining: each packet leaves with the last one its flow held,
+ * rp.c), and once the hooks that paced have returned, this waits until
+ * the latest departure given has passed: at most pacing_max_delay_us, in
+ * practice the QP's budget or less (tens of ms). A device that goes away
+ * takes its qdisc along, with what it held: no wait then.
+ */
+void rocecc_dp_dev_drain(struct rocecc_dev *rdev)
+{
+	u64 last, now, us;
+
+	if (!rocecc_dp_up)
+		return;
+	WRITE_ONCE(rdev->dp.draining, true);
+	synchronize_net();
+	last = rocecc_flow_last_depart(rdev);
+	now = rocecc_now();
+	if (last <= now)
+		return;
+	us = div_u64(last - now, NSEC_PER_USEC) + 1;
+	fsleep(min_t(u64, us, READ_ONCE(rocecc_pacing_max_delay_us)));
 }
 
 /*

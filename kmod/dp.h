@@ -81,6 +81,7 @@ struct ib_device;
 struct rocecc_dp_dev {
 	u32 line_rate_kbps;		/* link speed at attach, 0 = unknown */
 	bool pace_ok;			/* root qdisc is fq (or mq of fq) */
+	bool draining;			/* detach: no more pacing (dp.c) */
 	/*
 	 * The rxe ib_device on this netdev, a cookie compared with the
 	 * device of a transmitting QP; never dereferenced, no reference held.
@@ -175,6 +176,7 @@ struct rocecc_flow *rocecc_flow_of_qp(struct rocecc_dev *rdev,
 				      const struct rocecc_params *p,
 				      bool create, bool fresh);
 void rocecc_flow_flush(const struct rocecc_dev *owner, bool all);
+u64 rocecc_flow_last_depart(const struct rocecc_dev *owner);
 void rocecc_flow_gc(void);
 void rocecc_flow_sync_params(struct rocecc_flow *f,
 			     const struct rocecc_params *p, u32 line_kbps);
@@ -310,6 +312,7 @@ int rocecc_dp_init(void);
 void rocecc_dp_exit(void);
 int rocecc_dp_dev_attach(struct rocecc_dev *rdev, struct net_device *netdev,
 			 struct netlink_ext_ack *extack);
+void rocecc_dp_dev_drain(struct rocecc_dev *rdev);
 void rocecc_dp_dev_detach(struct rocecc_dev *rdev);
 
 /* ktime_get_ns(): CLOCK_MONOTONIC, the clock fq compares departure times to. */

@@ -317,6 +317,30 @@ void rocecc_flow_flush(const struct rocecc_dev *owner, bool all)
 }
 
 /*
+ * The latest departure pacing gave a packet of @owner's flows (0 if none):
+ * until then fq may hold one (rocecc_dp_dev_drain()).
+ */
+u64 rocecc_flow_last_depart(const struct rocecc_dev *owner)
+{
+	struct rocecc_flow *f;
+	unsigned int b;
+	u64 last = 0;
+
+	rcu_read_lock();
+	for (b = 0; b <= rocecc_flow_mask; b++)
+		hlist_for_each_entry_rcu(f, &rocecc_flow_tbl[b], node) {
+			if (f->owner != owner)
+				continue;
+			spin_lock_bh(&f->lock);
+			if (f->pace.last_depart > last)
+				last = f->pace.last_depart;
+			spin_unlock_bh(&f->lock);
+		}
+	rcu_read_unlock();
+	return last;
+}
+
+/*
  * Maintenance (process context): remove flows idle for flow_idle_ms
  * (unless a CNP is pending), announcing them (FLOW_EXPIRED), and flows
  * whose attachment is gone, silently.

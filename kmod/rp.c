@@ -44,6 +44,12 @@
  * rate; without asking that happens below one message per budget (16 KB
  * messages: 11 Mb/s).
  *
+ * Detach first stops pacing the device (draining, rocecc_dp_dev_drain()):
+ * from then on a packet leaves with the last one its flow held, if that
+ * is later than now (rocecc_pace_unpaced()), and so does one of a device
+ * whose qdisc stopped pacing (pace_ok); otherwise it would overtake them
+ * in fq (pacing.h, "When pacing stops").
+ *
  * READ responses are data the responder sends; they belong to the flow
  * (remote = the requester's QP), their bytes count for the byte counter
  * and they are ECT-marked, but they are not delayed: rxe's responder has
@@ -85,7 +91,8 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 		 bool *ask)
 {
 	u32 line = READ_ONCE(rdev->dp.line_rate_kbps);
-	bool pace = tx->pace && READ_ONCE(rdev->dp.pace_ok);
+	bool pace = tx->pace && READ_ONCE(rdev->dp.pace_ok) &&
+		    !READ_ONCE(rdev->dp.draining);
 	struct rocecc_qp *e = NULL;
 	u64 max_delay = (u64)READ_ONCE(rocecc_pacing_max_delay_us) *
 			NSEC_PER_USEC;
@@ -142,6 +149,11 @@ u64 rocecc_rp_tx(struct rocecc_dev *rdev, const struct rocecc_params *p,
 			depart = start;
 			f->pacing_delayed++;
 		}
+	} else if (tx->pace) {
+		/* behind what pacing still holds (pacing.h) */
+		start = rocecc_pace_unpaced(&f->pace, now);
+		if (start > now)
+			depart = start;
 	}
 	spin_unlock_bh(&f->lock);
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
 #include <linux/pkt_cls.h>
@@ -508,6 +509,51 @@ static bool qp_of(const void *key, uint32_t ifindex)
 	return ((const struct dcqcn_qp_key *)key)->ifindex == ifindex;
 }
 
+/*
+ * Before our filters come off @ifindex: let what pacing holds in fq leave
+ * first, or the packets that no longer pass the program (sent at once)
+ * would overtake their QP's held ones, a PSN gap for the responder
+ * (rocecc/pacing.h, "When pacing stops"; the module does the same,
+ * rocecc_dp_dev_drain()). Pacing goes off (DCQCN_DEV_PACE: the program
+ * then sends each packet with the last one its flow held), the programs
+ * that still paced get a millisecond to finish, and then this waits until
+ * the latest departure a flow of @ifindex was given, at most
+ * max_delay_us.
+ */
+static void drain(struct bpf_dp *dp, uint32_t ifindex)
+{
+	unsigned char key[sizeof(struct dcqcn_flow_key)], next[sizeof(key)];
+	struct timespec ts;
+	struct dcqcn_flow f;
+	struct dcqcn_dev d;
+	uint64_t last = 0, now;
+	void *prev = NULL;
+
+	if (bpf_map_lookup_elem(dp->fd[DP_DEVS], &ifindex, &d) ||
+	    !(d.flags & DCQCN_DEV_PACE))
+		return;
+	d.flags &= ~(uint32_t)DCQCN_DEV_PACE;
+	if (bpf_map_update_elem(dp->fd[DP_DEVS], &ifindex, &d, BPF_EXIST))
+		return;
+	usleep(1000);
+	while (!bpf_map_get_next_key(dp->fd[DP_FLOWS], prev, next)) {
+		if (flow_of(next, ifindex) &&
+		    !bpf_map_lookup_elem_flags(dp->fd[DP_FLOWS], next, &f,
+					       BPF_F_LOCK) &&
+		    f.pace.last_depart > last)
+			last = f.pace.last_depart;
+		memcpy(key, next, sizeof(key));
+		prev = key;
+	}
+	if (clock_gettime(CLOCK_MONOTONIC, &ts))
+		return;
+	now = (uint64_t)ts.tv_sec * 1000000000U + (uint64_t)ts.tv_nsec;
+	if (last <= now)
+		return;
+	last = (last - now) / 1000U + 1;
+	usleep((useconds_t)(last < d.max_delay_us ? last : d.max_delay_us));
+}
+
 /* Our filters off @ifindex, then its dp_devs entry: 0 or -errno */
 static int unhook(struct bpf_dp *dp, uint32_t ifindex)
 {
@@ -517,6 +563,7 @@ static int unhook(struct bpf_dp *dp, uint32_t ifindex)
 			    .priority = DCQCN_TC_PRIO_INGRESS);
 	int e1, e2;
 
+	drain(dp, ifindex);
 	e1 = bpf_tc_detach(&hook, &o);
 	hook.attach_point = BPF_TC_EGRESS;
 	o.priority = DCQCN_TC_PRIO_EGRESS;

@@ -37,6 +37,24 @@
  * Finally no packet leaves before the previous one, also when the budget
  * shrank in between (a QP's timeout became known).
  *
+ * When pacing stops
+ * -----------------
+ * fq sends a packet without a departure time at once, and a flow's packets
+ * in departure order, not in the order they came: a packet that is no
+ * longer paced would overtake the QP's packets still held, and the
+ * responder NAKs the gap (PSN sequence error) and drops everything up to
+ * the held ones. Go-back-N retransmissions interleaved with the held
+ * originals and their late ACKs and NAKs are what rxe's requester handles
+ * worst: on 6.1, detaching a device under traffic this way ended QPs
+ * with NAK invalid request (t_genl_fuzz.t: 1 random seed in 3). So a
+ * flow that stops being paced while it holds packets (its device is being
+ * detached, pacing went off) has each packet leave with the last one it
+ * held
+ * (rocecc_pace_unpaced(); fq keeps equal departure times in the order
+ * they came), and a caller that forgets the flow (detach) first waits
+ * until that departure has passed: only then can a packet leave at `now`
+ * without overtaking.
+ *
  * Asking for ACKs
  * ---------------
  * rxe asks for an ACK only at the end of a message (and every 64
@@ -271,6 +289,19 @@ static inline __u64 rocecc_pace(struct rocecc_pace *s,
 	if (start > now)
 		*flags |= ROCECC_PACE_DELAYED;
 	return start;
+}
+
+/*
+ * The departure of a packet of flow @s handed over at @now that is not
+ * paced (see "When pacing stops"): @now, or the departure of the last
+ * packet pacing gave the flow if that is later, so that it leaves behind
+ * every packet still held. @s is not changed: once @now passes that
+ * departure nothing is held any more.
+ */
+static inline __u64 rocecc_pace_unpaced(const struct rocecc_pace *s,
+					__u64 now)
+{
+	return s->last_depart > now ? s->last_depart : now;
 }
 
 #endif /* _ROCECC_PACING_H */

@@ -18,8 +18,10 @@
 #    profile set) is refused with EPERM and nothing changes;
 #  - rmmod balances the module's allocations.
 #
-#   ROCECC_GENL_FUZZ_N     messages (default 100000, about 21 s under TCG;
-#                          make fuzz-genl: 1000000)
+#   ROCECC_GENL_FUZZ_N     messages (default 100000, 22-32 s under TCG:
+#                          each detach waits for what pacing holds in fq,
+#                          rocecc/pacing.h "When pacing stops"; 12 s when
+#                          the traffic has died; make fuzz-genl: 1000000)
 #   ROCECC_GENL_FUZZ_SEED  the seed (default: random, printed; replay with
 #                          the same seed, e.g. make fuzz-genl)
 # Run: selftests/vm/run selftests/vm/t_genl_fuzz.t

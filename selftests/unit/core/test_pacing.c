@@ -6,7 +6,8 @@
  * per byte at 1 Mb/s): the rate spacing, no credit for an idle flow, the
  * budget cap binding and not binding, the AckReq reference and its aging
  * (at, just past and well past ack_ref + budget), the max_delay cap, the
- * order kept when the budget shrinks, the length clamp, saturation near
+ * order kept when the budget shrinks and when pacing stops (unpaced
+ * packets leave behind the held ones), the length clamp, saturation near
  * 2^64; then a random trace checked for the invariants. Asking for ACKs:
  * by hand, and a random trace whose rate is never cut short and whose
  * ACK requests stay a budget apart. The budget: hand
@@ -209,6 +210,35 @@ static void test_order(void)
 	d = rocecc_pace(&s, &rp, T0 + 17 * MS, 1000, false, false, NOLIMIT, &fl);
 	tap_eq(d, T0 + 18 * MS,
 	       "once past the queue, packets leave within now + budget");
+}
+
+/*
+ * Pacing stops (detach, pacing off) while the flow holds packets: an
+ * unpaced packet leaves with the last one held, not at now (fq would send
+ * it first: a PSN gap), and at now once that has passed; the flow's state
+ * is left alone, and pacing resumes behind the held packets.
+ */
+static void test_unpaced(void)
+{
+	struct rocecc_rp rp = rp_at(1000);
+	struct rocecc_pace s = pace_new(30 * MS), before;
+	uint64_t last, d;
+	uint32_t fl;
+
+	tap_eq(rocecc_pace_unpaced(&s, T0), T0, "unpaced: a new flow leaves at now");
+	rocecc_pace(&s, &rp, T0, 1000, true, false, NOLIMIT, &fl);
+	rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
+	last = rocecc_pace(&s, &rp, T0, 1000, false, false, NOLIMIT, &fl);
+	tap_eq(last, T0 + 16 * MS, "unpaced: held up to +16 ms");
+	before = s;
+	d = rocecc_pace_unpaced(&s, T0 + 1 * MS);
+	tap_eq(d, last, "unpaced: leaves with the last held packet, not before it");
+	tap_ok(!memcmp(&s, &before, sizeof(s)), "unpaced: the flow's state is unchanged");
+	tap_eq(rocecc_pace_unpaced(&s, last), last, "unpaced: at that departure: now");
+	tap_eq(rocecc_pace_unpaced(&s, last + 1), last + 1,
+	       "unpaced: once it has passed: now");
+	d = rocecc_pace(&s, &rp, T0 + 2 * MS, 1000, false, false, NOLIMIT, &fl);
+	tap_ok(d > last, "unpaced: pacing resumes behind the held packets");
 }
 
 static void test_saturation(void)
@@ -618,6 +648,7 @@ int main(void)
 	test_ack_ref_aging();
 	test_max_delay();
 	test_order();
+	test_unpaced();
 	test_saturation();
 	test_random();
 	test_ackreq();
