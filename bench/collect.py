@@ -218,7 +218,9 @@ def main():
                "The shared parse + reaction/notification point code of "
                "rocecc.ko built for userspace (`bench/hotpath.c`); "
                "kernel-only work (netfilter, skb copies, hash lookups, "
-               "locks) is not included. `ce`: one packet in four sends a "
+               "locks) is not included. `ackreq`: `data` without AckReq, "
+               "which pacing asks for: the bit set and the ICRC mended "
+               "(rocecc_icrc_set_ackreq()). `ce`: one packet in four sends a "
                "CNP (mlx5 4 us window, packets 1 us apart); `cnp`: the ICRC "
                "is checked with the byte-wise CRC the userspace build uses "
                "(the kernel's crc32_le is table-driven and cheaper).", "",

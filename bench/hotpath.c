@@ -14,6 +14,15 @@
  *   data     egress RC SEND ONLY, 4096 bytes of payload: parse, then the
  *            reaction point's per-packet work, rocecc_rp_on_send() and the
  *            pacing delay rocecc_rp_delay_ns() (rocecc_rp_tx()).
+ *   ackreq   data's work on the same packet without BTH AckReq (data's
+ *            carries it, so pacing never has anything to ask there), and
+ *            what kmod/hooks.c adds when pacing asks for an ACK
+ *            (ROCECC_PACE_ACKREQ, every packet of a flow held at its
+ *            floor): rocecc_pace_may_ask() on the hook's copy and
+ *            rocecc_icrc_set_ackreq() on the whole packet (the skb's
+ *            linear data), which sets the bit and mends the ICRC with
+ *            rocecc_icrc_flip(). Then the bit and the ICRC are put back
+ *            for the next packet (a few instructions, counted).
  *   ce       ingress CE-marked RC SEND ONLY: parse, rocecc_np_on_ce(), and
  *            when it says send, the CNP: rocecc_cnp_params_init() and
  *            rocecc_cnp_build() with its ICRC (rocecc_np_ce()). With the
@@ -36,18 +45,24 @@
 #include <rocecc/cnp.h>
 #include <rocecc/dcqcn.h>
 #include <rocecc/icrc.h>
+#include <rocecc/pacing.h>
 #include <rocecc/params.h>
 #include <rocecc/roce.h>
 
 #define HP_HOOK_BUF	128	/* kmod/hooks.c ROCECC_HOOK_BUF */
 #define HP_PAYLOAD	4096
 
-enum hp_kind { HP_NONROCE, HP_DATA, HP_CE, HP_CNP };
+enum hp_kind { HP_NONROCE, HP_DATA, HP_ACKREQ, HP_CE, HP_CNP };
 
 struct hp {
 	enum hp_kind kind;
 	__u8 buf[HP_HOOK_BUF];
 	__u32 buf_len, pkt_len;
+	/* HP_ACKREQ: the whole packet, and its BTH byte 8 and ICRC as sent */
+	__u8 full[ROCECC_IPV4_HLEN + ROCECC_UDP_HLEN + ROCECC_BTH_LEN +
+		  HP_PAYLOAD + ROCECC_ICRC_LEN];
+	__u8 full_b8;
+	__u32 full_icrc;
 	struct rocecc_params params;
 	struct rocecc_rp rp;
 	struct rocecc_np np;
@@ -92,6 +107,28 @@ static void hp_send_only(struct hp *h, __u8 ecn)
 	memset(bth + ROCECC_BTH_LEN, 0xab, HP_HOOK_BUF - (__u32)(bth + ROCECC_BTH_LEN - h->buf));
 }
 
+/*
+ * HP_ACKREQ: the whole packet behind the hook's copy, payload 0xab, with
+ * its ICRC; 0, or -1 if it does not verify.
+ */
+static int hp_full(struct hp *h)
+{
+	struct rocecc_pkt pkt;
+	__u32 icrc;
+
+	if (h->pkt_len != sizeof(h->full))
+		return -1;
+	memset(h->full, 0xab, sizeof(h->full));
+	memcpy(h->full, h->buf, HP_HOOK_BUF);
+	if (rocecc_parse_ip(h->full, h->pkt_len, h->pkt_len, &pkt) != ROCECC_ROCE ||
+	    rocecc_icrc_calc(h->full, h->pkt_len, &pkt, &icrc))
+		return -1;
+	rocecc_icrc_put(h->full, &pkt, icrc);
+	h->full_b8 = h->full[pkt.bth_off + 8];
+	h->full_icrc = icrc;
+	return rocecc_icrc_verify(h->full, h->pkt_len) ? 0 : -1;
+}
+
 static int hp_setup(struct hp *h, enum hp_kind kind)
 {
 	struct rocecc_cnp_params cp;
@@ -113,6 +150,12 @@ static int hp_setup(struct hp *h, enum hp_kind kind)
 		break;
 	case HP_DATA:
 		hp_send_only(h, 0);
+		break;
+	case HP_ACKREQ:
+		hp_send_only(h, 0);
+		h->buf[ROCECC_IPV4_HLEN + ROCECC_UDP_HLEN + 8] = 0;
+		if (hp_full(h))
+			return -1;
 		break;
 	case HP_CE:
 		hp_send_only(h, ROCECC_ECN_CE);
@@ -157,6 +200,17 @@ static void hp_one(struct hp *h)
 		h->sum += rocecc_rp_delay_ns(&h->rp, h->pkt_len < ROCECC_RP_PACE_LEN_MAX ?
 					     h->pkt_len : ROCECC_RP_PACE_LEN_MAX);
 		break;
+	case HP_ACKREQ:
+		rocecc_rp_on_send(&h->rp, &h->params, h->now, h->pkt_len);
+		h->sum += rocecc_rp_delay_ns(&h->rp, h->pkt_len < ROCECC_RP_PACE_LEN_MAX ?
+					     h->pkt_len : ROCECC_RP_PACE_LEN_MAX);
+		if (rocecc_pace_may_ask(&pkt, h->buf, h->buf_len) &&
+		    !rocecc_icrc_set_ackreq(h->full, h->pkt_len, &pkt))
+			h->sum += rocecc_icrc_get(h->full, &pkt);
+		/* as sent, for the next packet */
+		h->full[pkt.bth_off + 8] = h->full_b8;
+		rocecc_icrc_put(h->full, &pkt, h->full_icrc);
+		break;
 	case HP_CE:
 		if (rocecc_np_on_ce(&h->np, &h->params, h->now) == ROCECC_NP_SEND_CNP) {
 			rocecc_cnp_params_init(&cp, &pkt, 0x11);
@@ -182,21 +236,22 @@ __attribute__((noinline)) void hp_run(struct hp *h, unsigned long n)
 
 int main(int argc, char **argv)
 {
-	static const char *const names[] = { "nonroce", "data", "ce", "cnp" };
+	static const char *const names[] = { "nonroce", "data", "ackreq", "ce",
+					     "cnp" };
 	struct hp h;
 	unsigned long n;
 	char *end;
 	int k;
 
 	if (argc != 3) {
-		fprintf(stderr, "usage: hotpath nonroce|data|ce|cnp N\n");
+		fprintf(stderr, "usage: hotpath nonroce|data|ackreq|ce|cnp N\n");
 		return 2;
 	}
-	for (k = 0; k < 4; k++)
+	for (k = 0; k < 5; k++)
 		if (!strcmp(argv[1], names[k]))
 			break;
 	n = strtoul(argv[2], &end, 10);
-	if (k == 4 || *end || !n) {
+	if (k == 5 || *end || !n) {
 		fprintf(stderr, "hotpath: bad kind '%s' or count '%s'\n",
 			argv[1], argv[2]);
 		return 2;

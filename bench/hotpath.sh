@@ -14,7 +14,7 @@ ir() {	# ir KIND COUNT: instructions collected inside hp_run
 		{ cat "$tmp/err" >&2; return 1; }
 	awk '/^summary:/ { print $2 }' "$tmp/cg.out"
 }
-for k in nonroce data ce cnp; do
+for k in nonroce data ackreq ce cnp; do
 	a=$(ir $k "$n")
 	b=$(ir $k $((2 * n)))
 	awk -v k=$k -v a="$a" -v b="$b" -v n="$n" 'BEGIN { printf "%s %.1f\n", k, (b - a) / n }'

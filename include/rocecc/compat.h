@@ -32,6 +32,21 @@ static inline void rocecc_loop_barrier(void)
 #endif
 }
 
+/*
+ * @v, with what clang knows of its range forgotten (BPF only). A table
+ * index masked to the table's size then keeps its mask, which is what
+ * the verifier bounds the access by: clang drops a mask that the
+ * caller's checks make redundant, and the verifier does not always
+ * follow those checks (bpf_helpers.h's barrier_var()).
+ */
+static inline __u32 rocecc_opaque_u32(__u32 v)
+{
+#if defined(__bpf__)
+	__asm__ __volatile__("" : "+r"(v));
+#endif
+	return v;
+}
+
 /* 64-by-32 division, only ever used outside the per-packet path. */
 static inline __u64 rocecc_div_u64(__u64 n, __u32 d)
 {

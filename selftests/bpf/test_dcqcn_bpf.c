@@ -26,7 +26,8 @@
  *  - A trace of data packets, READ responses and CNPs: after every event
  *    the flow's RP and pacing state equal the shared core's run on the
  *    same events here (dcqcn.h, pacing.h), and every departure time the
- *    skb got is pacing.h's, the budget's cap included.
+ *    skb got is pacing.h's, the budget's cap included; where pacing
+ *    asks, AckReq set and the ICRC valid (payloads of 4 to 1916 bytes).
  *
  * Needs root (or CAP_BPF + CAP_NET_ADMIN); skips otherwise.
  */
@@ -677,7 +678,11 @@ static void trace(const char *what, unsigned int profile, uint32_t div,
 
 			k.op = read ? ROCECC_OP_RC_READ_RESP_MIDDLE :
 				      ROCECC_OP_RC_WRITE_MIDDLE;
-			k.payload = 1024;
+			/*
+			 * 4 to 1916 bytes, so that an AckReq pacing sets is
+			 * mended at many distances from the ICRC
+			 */
+			k.payload = 4 * (1 + (i * 37 + x) % 479);
 			k.ackreq = !read && x % 4 == 0;
 			n = dq_frame(f, &k);
 			if (rocecc_icrc_compute(f + 14, (uint32_t)n - 14,

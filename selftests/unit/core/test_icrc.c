@@ -321,39 +321,132 @@ static void test_crc(void)
 	tap_eq(~c, 0xcbf43926, "CRC in two pieces = in one");
 }
 
+/* @b * x mod the CRC-32 polynomial, reflected: one bit of a CRC */
+static uint32_t ref_x1(uint32_t b)
+{
+	return (b >> 1) ^ (b & 1 ? ROCECC_CRC32_POLY : 0);
+}
+
+/* @a * @b mod the polynomial, one coefficient of @a at a time */
+static uint32_t ref_mulmod(uint32_t a, uint32_t b)
+{
+	uint32_t p = 0;
+	int i;
+
+	for (i = 0; i < 32; i++, b = ref_x1(b))
+		if (a & (0x80000000U >> i))
+			p ^= b;
+	return p;
+}
+
+/*
+ * The constants of rocecc_icrc_flip() recomputed one bit step at a time
+ * (x^0 is 0x80000000, a step multiplies by x): rocecc_crc32_x4()'s
+ * table, x^(8 i + 32) of rocecc_icrc_xlo() and x^(2048 i) of
+ * rocecc_icrc_xhi() for every i < 256.
+ */
+static void test_flip_tables(void)
+{
+	unsigned int bad_nib = 0, bad_lo = 0, bad_hi = 0, n, k;
+	uint32_t c = 0x80000000U, v;
+
+	for (v = 0; v < 16; v++)
+		bad_nib += rocecc_crc32_x4(v) != ref_x1(ref_x1(ref_x1(ref_x1(v))));
+	for (k = 0; k < 1000; k++) {
+		v = k * 2654435761U;
+		bad_nib += rocecc_crc32_x4(v) != ref_x1(ref_x1(ref_x1(ref_x1(v))));
+	}
+	tap_eq(bad_nib, 0, "rocecc_crc32_x4() = 4 steps of x (its 16 entries, 1000 words)");
+	/* c = x^(8 n) */
+	for (n = 0; n < 65536; n++) {
+		if (n >= 4 && n < 256 + 4)
+			bad_lo += rocecc_icrc_xlo(n - 4) != c;
+		if (n % 256 == 0)
+			bad_hi += rocecc_icrc_xhi(n / 256) != c;
+		for (k = 0; k < 8; k++)
+			c = ref_x1(c);
+	}
+	tap_eq(bad_lo, 0, "rocecc_icrc_xlo(i) = x^(8 i + 32), all 256 recomputed");
+	tap_eq(bad_hi, 0, "rocecc_icrc_xhi(i) = x^(2048 i), all 256 recomputed");
+	tap_eq(rocecc_icrc_xhi(1), 0xec447f11,
+	       "x^2048 as in the table of powers x^(8 * 2^k) it replaced");
+}
+
+/* rocecc_crc32_mulmod(_n)() against one bit at a time, random words */
+static void test_mulmod(void)
+{
+	unsigned int bad = 0, bad_n = 0, i;
+	uint32_t a, b, s = 7, n;
+
+	for (i = 0; i < 20000; i++) {
+		s = s * 1103515245U + 12345U;
+		a = s ^ (s << 13);
+		s = s * 1103515245U + 12345U;
+		b = s ^ (s >> 7);
+		if (i < 64) {		/* single terms, x^0 .. x^31 */
+			a = 0x80000000U >> (i & 31);
+			b = i < 32 ? 0x80000000U : b;
+		}
+		bad += rocecc_crc32_mulmod(a, b) != ref_mulmod(a, b);
+		bad += rocecc_crc32_mulmod(a, b) != rocecc_crc32_mulmod(b, a);
+		n = 1 + i % 32;		/* a's first n coefficients only */
+		a &= n == 32 ? ~0U : ~(~0U >> n);
+		bad_n += rocecc_crc32_mulmod_n(a, b, (int)n) != ref_mulmod(a, b);
+	}
+	tap_eq(bad, 0, "rocecc_crc32_mulmod() = the product one bit at a time, and commutes (20000 pairs)");
+	tap_eq(bad_n, 0, "rocecc_crc32_mulmod_n() with a of n < 32 coefficients = the full product");
+}
+
 /*
  * rocecc_icrc_flip() against the CRC of the whole message: any mask, a
  * byte followed by 0 to 65535 bytes (every length up to 4200, the rest
- * sampled), on random data.
+ * sampled, and every high byte of the length with a random low one, so
+ * that every entry of both tables is used), on random data; and every
+ * mask at a few lengths.
  */
 static void test_flip(void)
 {
 	static uint8_t m[1U << ROCECC_ICRC_FLIP_BITS];
-	unsigned int bad = 0, runs = 0;
+	unsigned int bad = 0, runs = 0, bad_mask = 0, hi;
 	uint32_t after, a, b, s = 1;
 	uint8_t mask;
+	int k;
 
 	for (after = 0; after < sizeof(m); after++) {
 		s = s * 1103515245U + 12345U;
 		m[after] = (uint8_t)(s >> 16);
 	}
+#define FLIP_CHECK(mk, n, bad) do {					\
+		a = rocecc_crc32_le(~0U, m, (n) + 1);			\
+		m[0] ^= (mk);						\
+		b = rocecc_crc32_le(~0U, m, (n) + 1);			\
+		m[0] ^= (mk);						\
+		(bad) += (a ^ b) != rocecc_icrc_flip((mk), (n));	\
+	} while (0)
 	for (after = 0; after < sizeof(m);
 	     after += after < 4200 ? 1 : 997 + (after & 63)) {
 		mask = (uint8_t)(1U << (after & 7)) | (uint8_t)(after >> 3);
-		a = rocecc_crc32_le(~0U, m, after + 1);
-		m[0] ^= mask;
-		b = rocecc_crc32_le(~0U, m, after + 1);
-		m[0] ^= mask;
-		bad += (a ^ b) != rocecc_icrc_flip(mask, after);
+		FLIP_CHECK(mask, after, bad);
 		runs++;
 	}
-	a = rocecc_crc32_le(~0U, m, sizeof(m));
-	m[0] ^= 0x80;
-	b = rocecc_crc32_le(~0U, m, sizeof(m));
-	m[0] ^= 0x80;
-	bad += (a ^ b) != rocecc_icrc_flip(0x80, sizeof(m) - 1);
+	for (hi = 0; hi < 256; hi++) {
+		s = s * 1103515245U + 12345U;
+		after = hi << 8 | (s >> 16 & 0xff);
+		mask = (uint8_t)(s >> 24) | 1;
+		FLIP_CHECK(mask, after, bad);
+		runs++;
+	}
+	FLIP_CHECK(0x80, (uint32_t)sizeof(m) - 1, bad);
+	runs++;
 	tap_eq(bad, 0, "rocecc_icrc_flip() = the CRC's change, %u lengths up to 65535",
-	       runs + 1);
+	       runs);
+	for (k = 0; k < 256; k++) {
+		FLIP_CHECK((uint8_t)k, 0, bad_mask);
+		FLIP_CHECK((uint8_t)k, 1036, bad_mask);
+		FLIP_CHECK((uint8_t)k, 4095 + 3 * k, bad_mask);
+	}
+#undef FLIP_CHECK
+	tap_eq(bad_mask, 0, "rocecc_icrc_flip() for all 256 masks at 3 lengths");
 }
 
 static int unhex(const char *h, uint8_t *out, int max)
@@ -467,6 +560,8 @@ static void test_cnp_vs_mellanox(void)
 int main(void)
 {
 	test_crc();
+	test_flip_tables();
+	test_mulmod();
 	test_flip();
 	test_all_pcaps();
 	test_named_fields();
