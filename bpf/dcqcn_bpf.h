@@ -32,9 +32,12 @@
  *	      rate, whether to pace, the pacing budget's knobs.
  *  dp_qps    HASH  struct dcqcn_qp_key (ifindex, local QPN) ->
  *	      struct dcqcn_qp (peer address, remote QPN, ACK timeout).
- *	      Written by the daemon from RDMA netlink. The programs never
- *	      guess a peer: a CE mark or a CNP whose local QP is not here is
- *	      counted (ce_unanswered, resolver_miss) and nothing else happens.
+ *	      Written by the daemon: the QPs from RDMA netlink, each one's
+ *	      peer from its own address vector as the learner below saw it
+ *	      set (else, for a QP set up before the learner ran, from the
+ *	      flows: daemon/roceccd/pairing.c). The programs never guess a
+ *	      peer: a CE mark or a CNP whose local QP is not here is counted
+ *	      (ce_unanswered, resolver_miss) and nothing else happens.
  *  dp_flows  HASH  struct dcqcn_flow_key (remote address, remote QPN,
  *	      ifindex) -> struct dcqcn_flow, the module's flow: RP and NP
  *	      state of the shared core, pacing state, counters. Created by
@@ -46,6 +49,15 @@
  *	      module's counters (same ids as enum rocecc_stat) and this
  *	      engine's own (DCQCN_STAT_*), per CPU: sum them. Created with the
  *	      dp_devs entry.
+ *
+ * and the QP learner's (bpf/qptimeout.bpf.c, a tracing program of its own,
+ * loaded once rdma_rxe is; its map is not pinned: it knows the QPs set up
+ * while it runs, nothing of those before):
+ *  dp_qp_attr LRU_HASH struct dcqcn_qp_key -> struct dcqcn_qp: what
+ *	      rxe_modify_qp() gave the QP: its ACK timeout (DCQCN_QP_TIMEOUT)
+ *	      and its peer, address and remote QPN, from the modify to RTR's
+ *	      address vector and destination QPN (DCQCN_QP_AV). Written by
+ *	      the learner only; the daemon copies it into dp_qps.
  *
  * Two engines never drive one netdev. The loader refuses a netdev that
  * rocecc.ko has attached (its generic netlink DEV_GET answers for it).
@@ -125,6 +137,9 @@ struct dcqcn_qp_key {
 
 /* struct dcqcn_qp flags */
 #define DCQCN_QP_TIMEOUT	0x1	/* timeout is known */
+#define DCQCN_QP_AV		0x2	/* raddr and rqpn are the QP's own
+					 * (dp_qp_attr: its address vector
+					 * and destination QPN) */
 
 struct dcqcn_qp {
 	__u8 raddr[16];		/* peer: IPv6, or IPv4-mapped ::ffff:a.b.c.d */

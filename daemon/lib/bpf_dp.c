@@ -637,7 +637,7 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
 	q = qptimeout__open();
 	if (!q)
 		e = -errno;
-	else if (bpf_map__set_max_entries(q->maps.dp_qp_tmo,
+	else if (bpf_map__set_max_entries(q->maps.dp_qp_attr,
 					  bpf_map__max_entries(dp->skel->maps.dp_qps)))
 		e = -EINVAL;
 	else
@@ -646,7 +646,7 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
 		e = qptimeout__attach(q);
 	if (e) {
 		qptimeout__destroy(q);
-		msgf(err, errlen, "cannot trace rxe_modify_qp() for the QPs' ACK timeouts: %s",
+		msgf(err, errlen, "cannot trace rxe_modify_qp() for the QPs' ACK timeouts and peers: %s",
 		     strerror(-e));
 		return e;
 	}
@@ -654,17 +654,44 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
 	return 0;
 }
 
-int bpf_dp_qp_timeout(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)
+/* The learner's entry of @lqpn on @ifindex: 0, or -ENOENT */
+static int qp_attr(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
+		   struct dcqcn_qp *v)
 {
 	struct dcqcn_qp_key k = { .ifindex = ifindex,
 				  .lqpn = lqpn & ROCECC_BTH_QPN_MASK };
-	uint32_t t;
 
 	if (!dp->qpt ||
-	    bpf_map_lookup_elem(bpf_map__fd(dp->qpt->maps.dp_qp_tmo), &k, &t) ||
-	    t > ROCECC_PACE_TIMEOUT_MAX)
+	    bpf_map_lookup_elem(bpf_map__fd(dp->qpt->maps.dp_qp_attr), &k, v))
+		return -ENOENT;
+	return 0;
+}
+
+int bpf_dp_qp_timeout(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)
+{
+	struct dcqcn_qp v;
+
+	if (qp_attr(dp, ifindex, lqpn, &v) || !(v.flags & DCQCN_QP_TIMEOUT) ||
+	    v.timeout > ROCECC_PACE_TIMEOUT_MAX)
 		return -1;
-	return (int)t;
+	return v.timeout;
+}
+
+int bpf_dp_qp_av(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
+		 uint8_t *raddr, uint32_t *rqpn)
+{
+	struct dcqcn_qp v;
+
+	if (qp_attr(dp, ifindex, lqpn, &v) || !(v.flags & DCQCN_QP_AV))
+		return -ENOENT;
+	memcpy(raddr, v.raddr, 16);
+	*rqpn = v.rqpn;
+	return 0;
+}
+
+bool bpf_dp_learning(const struct bpf_dp *dp)
+{
+	return dp->qpt != NULL;
 }
 
 int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)

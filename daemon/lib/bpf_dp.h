@@ -17,6 +17,7 @@
  *	c.line_rate_kbps = ...; c.pace = root qdisc is fq;
  *	bpf_dp_attach(dp, ifindex, &c, err, sizeof(err));
  *	bpf_dp_learn_timeouts(dp, err, sizeof(err));  (once rdma_rxe is there)
+ *	bpf_dp_qp_av(dp, ifindex, lqpn, peer, &rqpn);  (the QP's own peer)
  *	bpf_dp_qp_set(dp, ifindex, lqpn, peer, rqpn,  (RDMA netlink)
  *		      bpf_dp_qp_timeout(dp, ifindex, lqpn));
  *	... bpf_dp_stats(), bpf_dp_flow_foreach() + bpf_dp_flow_put(),
@@ -141,13 +142,16 @@ int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
 
 /*
- * Learn the local QPs' ACK timeouts (bpf/qptimeout.bpf.c: fexit of
- * rdma_rxe's rxe_modify_qp()) from now on: 0, or -errno with a message in
- * @err (-ENOENT: rdma_rxe is not loaded yet; call again later; a QP
+ * Learn the local QPs' ACK timeouts and peers (bpf/qptimeout.bpf.c: fexit
+ * of rdma_rxe's rxe_modify_qp()) from now on: 0, or -errno with a message
+ * in @err (-ENOENT: rdma_rxe is not loaded yet; call again later; a QP
  * modified before this succeeded stays unknown). Needs the programs
  * loaded (bpf_dp_open()).
  */
 int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen);
+
+/* Is the learner attached (bpf_dp_learn_timeouts() succeeded)? */
+bool bpf_dp_learning(const struct bpf_dp *dp);
 
 /*
  * The ACK timeout exponent the learner saw local QP @lqpn of @ifindex
@@ -155,6 +159,15 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen);
  * bpf_dp_qp_set() takes.
  */
 int bpf_dp_qp_timeout(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
+
+/*
+ * The peer the learner saw local QP @lqpn of @ifindex get at its modify to
+ * RTR, from its own address vector (destination GID, IPv4-mapped for
+ * RoCEv2 over IPv4) and destination QPN: into @raddr (16 bytes) and
+ * *@rqpn, 0; -ENOENT if unknown (not learning, or not seen).
+ */
+int bpf_dp_qp_av(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
+		 uint8_t *raddr, uint32_t *rqpn);
 
 /*
  * The counters of @ifindex, summed over the CPUs, into @v (indexed by
