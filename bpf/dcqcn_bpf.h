@@ -32,10 +32,13 @@
  *	      rate, whether to pace, the pacing budget's knobs.
  *  dp_qps    HASH  struct dcqcn_qp_key (ifindex, local QPN) ->
  *	      struct dcqcn_qp (peer address, remote QPN, ACK timeout).
- *	      Written by the daemon: the QPs from RDMA netlink, each one's
- *	      peer from its own address vector as the learner below saw it
- *	      set (else, for a QP set up before the learner ran, from the
- *	      flows: daemon/roceccd/pairing.c). The programs never guess a
+ *	      Written by the QP learner below the moment rxe sets a QP's
+ *	      address vector (its modify to RTR, before the QP's first
+ *	      packet: DCQCN_QP_AV), deleted by it when the QP is reset or
+ *	      destroyed; and by the daemon: the QPs of RDMA netlink, with
+ *	      the learner's peer, else (a QP set up before the learner ran)
+ *	      the one flowmon's flows tell (daemon/roceccd/pairing.c); it
+ *	      deletes the entries of QPs gone. The programs never guess a
  *	      peer: a CE mark or a CNP whose local QP is not here is counted
  *	      (ce_unanswered, resolver_miss) and nothing else happens.
  *  dp_flows  HASH  struct dcqcn_flow_key (remote address, remote QPN,
@@ -57,7 +60,8 @@
  *	      rxe_modify_qp() gave the QP: its ACK timeout (DCQCN_QP_TIMEOUT)
  *	      and its peer, address and remote QPN, from the modify to RTR's
  *	      address vector and destination QPN (DCQCN_QP_AV). Written by
- *	      the learner only; the daemon copies it into dp_qps.
+ *	      the learner only, which copies it into dp_qps once the peer is
+ *	      known; the daemon reads it (the peer outranks its pairing).
  *
  * Two engines never drive one netdev. The loader refuses a netdev that
  * rocecc.ko has attached (its generic netlink DEV_GET answers for it).
@@ -129,7 +133,7 @@ struct dcqcn_dev {
 	__u32 pad;
 };
 
-/* dp_qps key and value */
+/* dp_qps key and value (the map: DCQCN_QPS_MAP below) */
 struct dcqcn_qp_key {
 	__u32 ifindex;		/* netdev of the RDMA port */
 	__u32 lqpn;		/* local QPN, 24 bits */
@@ -149,6 +153,19 @@ struct dcqcn_qp {
 				 * flow keeps dcqcn_dev.default_budget_us */
 	__u8 pad[2];
 };
+
+/*
+ * The dp_qps map, declared the same in the two objects that write it:
+ * dcqcn.bpf.c's (pinned), whose fd the learner's object (qptimeout.bpf.c)
+ * reuses (bpf_map__reuse_fd()) before it loads.
+ */
+#define DCQCN_QPS_MAP							\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__uint(max_entries, DCQCN_MAX_QPS);			\
+		__type(key, struct dcqcn_qp_key);			\
+		__type(value, struct dcqcn_qp);				\
+	} dp_qps SEC(".maps")
 
 /* dp_flows key: the module's flow key (kmod/dp.h struct rocecc_flow_key) */
 struct dcqcn_flow_key {

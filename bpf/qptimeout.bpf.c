@@ -13,22 +13,32 @@
  *    an address of his choice, before our QP has sent anything.
  *
  * Neither RDMA netlink nor any map has them (nldev's QP entries carry
- * QPNs, PSNs, type and state only), so a tracing program watches the one
- * place rxe takes them: fexit of rxe_modify_qp(), the rdma_rxe verb every
- * ib_modify_qp() of an rxe QP ends in (an ib_device_ops pointer, never
- * inlined; its arguments are the verbs' types, the same on 6.1 and 6.12,
- * and rdma_rxe's module BTF describes it). After a modify that succeeded,
- * into dp_qp_attr[(ifindex, QPN)] (struct dcqcn_qp, as dp_qps):
+ * QPNs, PSNs, type and state only), so tracing programs watch the places
+ * rxe takes them: fexit of rxe_modify_qp(), the rdma_rxe verb every
+ * ib_modify_qp() of an rxe QP ends in, and fentry of rxe_destroy_qp(),
+ * where every ib_destroy_qp() of one does (ib_device_ops pointers, never
+ * inlined; their arguments are the verbs' types, the same on 6.1 and
+ * 6.12, and rdma_rxe's module BTF describes them). After a modify that
+ * succeeded, into dp_qp_attr[(ifindex, QPN)] (struct dcqcn_qp, as
+ * dp_qps):
  *  - the QP back to RESET or INIT (a QPN is reused for a new QP that
- *    starts there): its entry goes, timeout and peer are unknown again
- *    until the modifies that set them (a modify to RESET or INIT carries
- *    neither);
+ *    starts there): its entry goes, and its dp_qps entry, whoever wrote
+ *    it: timeout and peer are unknown again until the modifies that set
+ *    them (a modify to RESET or INIT carries neither);
  *  - IB_QP_TIMEOUT on an RC QP: the timeout (DCQCN_QP_TIMEOUT);
  *  - IB_QP_AV with IB_QP_DEST_QPN (the modify to RTR, which must carry
  *    both) on an RC or UC QP whose address vector has a GRH (RoCE's
  *    always does): the destination GID as raddr (RoCEv2 over IPv4 has
  *    the IPv4-mapped ::ffff:a.b.c.d, the form raddr takes) and the
- *    destination QPN as rqpn (DCQCN_QP_AV).
+ *    destination QPN as rqpn (DCQCN_QP_AV);
+ *  - once the entry has the peer, it is copied into dp_qps, the TC
+ *    programs' QP map (the map is dcqcn.bpf.c's: the loader hands its fd
+ *    to this object), at this modify and at each later one that changes
+ *    it: the QP's CNPs are told from a spoofer's before its first packet
+ *    leaves (the modify to RTS follows), not once the daemon's next poll
+ *    has seen the QP (seconds, on a loaded host).
+ * A destroy (fentry: the QP still whole) deletes both entries: a QP is
+ * destroyed from any state without a modify to RESET.
  * The netdev is port 1's (rxe has one port) in the ib_device's port data,
  * which rxe fills with ib_device_set_netdev() on 6.1 and 6.12 alike.
  * Kernel structs are read with CO-RE (their layouts come from the
@@ -37,13 +47,14 @@
  * object loads on both.
  *
  * roceccd (daemon/lib/bpf_dp.c) loads this next to dcqcn.bpf.c once
- * rdma_rxe is loaded and copies each QP's timeout and peer into its
- * dp_qps entry: the TC programs take the flow's budget
- * (rocecc_pace_budget_ns(), the module's arithmetic) and the peer whose
- * CNPs count from there. A QP modified before this was attached has no
- * entry: it keeps the default budget, and roceccd pairs it with a peer
- * from flowmon's flows as a fallback (daemon/roceccd/pairing.c, which
- * says what that risks).
+ * rdma_rxe is loaded: the TC programs take the flow's budget from the
+ * timeout (rocecc_pace_budget_ns(), the module's arithmetic) and accept
+ * the peer's CNPs alone; the daemon reads the peers (they outrank its
+ * pairing of the flows), copies the timeouts of QPs whose dp_qps entry
+ * it writes, and deletes the entries of QPs gone. A QP modified before
+ * this was attached has no entry: it keeps the default budget, and
+ * roceccd pairs it with a peer from flowmon's flows as a fallback
+ * (daemon/roceccd/pairing.c, which says what that risks).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>
@@ -113,6 +124,9 @@ struct {
 	__type(value, struct dcqcn_qp);
 } dp_qp_attr SEC(".maps");
 
+/* dcqcn.bpf.c's, its fd reused by the loader */
+DCQCN_QPS_MAP;
+
 /* The netdev of @dev's port 1, as its ifindex; 0 if none */
 static __always_inline __u32 qpt_ifindex(struct ib_device *dev)
 {
@@ -159,6 +173,7 @@ int dcqcn_qp_timeout(unsigned long long *ctx)
 
 		if (s == IB_QPS_RESET || s == IB_QPS_INIT) {
 			bpf_map_delete_elem(&dp_qp_attr, &k);
+			bpf_map_delete_elem(&dp_qps, &k);
 			return 0;
 		}
 	}
@@ -183,8 +198,30 @@ int dcqcn_qp_timeout(unsigned long long *ctx)
 		v.flags |= DCQCN_QP_AV;
 		set = true;
 	}
-	if (set)
-		bpf_map_update_elem(&dp_qp_attr, &k, &v, BPF_ANY);
+	if (!set)
+		return 0;
+	bpf_map_update_elem(&dp_qp_attr, &k, &v, BPF_ANY);
+	if (v.flags & DCQCN_QP_AV)
+		bpf_map_update_elem(&dp_qps, &k, &v, BPF_ANY);
+	return 0;
+}
+
+/*
+ * int rxe_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata): on entry,
+ * while the QP is whole (it fails only for a UD QP in a multicast group)
+ */
+SEC("fentry/rxe_destroy_qp")
+int dcqcn_qp_destroy(unsigned long long *ctx)
+{
+	struct ib_qp *ibqp = (struct ib_qp *)ctx[0];
+	struct dcqcn_qp_key k;
+
+	k.ifindex = qpt_ifindex(BPF_CORE_READ(ibqp, device));
+	k.lqpn = BPF_CORE_READ(ibqp, qp_num) & ROCECC_BTH_QPN_MASK;
+	if (!k.ifindex)
+		return 0;
+	bpf_map_delete_elem(&dp_qp_attr, &k);
+	bpf_map_delete_elem(&dp_qps, &k);
 	return 0;
 }
 

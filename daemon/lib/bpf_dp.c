@@ -640,7 +640,9 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
 	else if (bpf_map__set_max_entries(q->maps.dp_qp_attr,
 					  bpf_map__max_entries(dp->skel->maps.dp_qps)))
 		e = -EINVAL;
-	else
+	else	/* the TC programs' QP map, which the learner writes too */
+		e = bpf_map__reuse_fd(q->maps.dp_qps, dp->fd[DP_QPS]);
+	if (q && !e)
 		e = qptimeout__load(q);
 	if (!e)
 		e = qptimeout__attach(q);
@@ -687,6 +689,17 @@ int bpf_dp_qp_av(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 	memcpy(raddr, v.raddr, 16);
 	*rqpn = v.rqpn;
 	return 0;
+}
+
+bool bpf_dp_qp_learnt(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)
+{
+	struct dcqcn_qp_key k = { .ifindex = ifindex,
+				  .lqpn = lqpn & ROCECC_BTH_QPN_MASK };
+	struct dcqcn_qp a, v;
+
+	return !qp_attr(dp, ifindex, lqpn, &a) && (a.flags & DCQCN_QP_AV) &&
+	       !bpf_map_lookup_elem(dp->fd[DP_QPS], &k, &v) &&
+	       v.rqpn == a.rqpn && !memcmp(v.raddr, a.raddr, 16);
 }
 
 bool bpf_dp_learning(const struct bpf_dp *dp)

@@ -143,10 +143,12 @@ int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
 
 /*
  * Learn the local QPs' ACK timeouts and peers (bpf/qptimeout.bpf.c: fexit
- * of rdma_rxe's rxe_modify_qp()) from now on: 0, or -errno with a message
- * in @err (-ENOENT: rdma_rxe is not loaded yet; call again later; a QP
- * modified before this succeeded stays unknown). Needs the programs
- * loaded (bpf_dp_open()).
+ * of rdma_rxe's rxe_modify_qp(), fentry of rxe_destroy_qp()) from now
+ * on: 0, or -errno with a message in @err (-ENOENT: rdma_rxe is not
+ * loaded yet; call again later; a QP modified before this succeeded
+ * stays unknown). The learner writes a QP's dp_qps entry as soon as it
+ * has its peer (the modify to RTR) and deletes it when the QP is reset
+ * or destroyed. Needs the programs loaded (bpf_dp_open()).
  */
 int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen);
 
@@ -168,6 +170,13 @@ int bpf_dp_qp_timeout(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
  */
 int bpf_dp_qp_av(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 		 uint8_t *raddr, uint32_t *rqpn);
+
+/*
+ * Is the dp_qps entry of @lqpn on @ifindex the learner's: the peer it saw
+ * the QP set up with, an entry it deletes itself when the QP is reset or
+ * destroyed (a QP the caller may not have seen yet)?
+ */
+bool bpf_dp_qp_learnt(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
 
 /*
  * The counters of @ifindex, summed over the CPUs, into @v (indexed by

@@ -18,12 +18,15 @@
  * flow_idle_ms. The QPs' ACK timeouts and peers are not in RDMA netlink:
  * the loader's learner (bpf/qptimeout.bpf.c, traced from rxe_modify_qp()
  * once rdma_rxe is loaded) has them, as the module has them from
- * ib_query_qp(). Each round takes the peer of every QP it saw reach RTR
- * from there (its address vector and destination QPN: rd_bpf_peers(),
- * before the flows' pairing, which it outranks: pairing.c) and copies the
- * timeouts into dp_qps, where the flows take their pacing budget from; a
- * QP it has not seen keeps the default budget (pacing_default_budget_us's
- * value) and the peer flowmon's flows tell (pairing.c, resolve.c).
+ * ib_query_qp(), and writes the dp_qps entry of each QP it sees reach RTR
+ * itself, with the peer of its address vector, before the QP's first
+ * packet. Each round takes those peers too (rd_bpf_peers(), before the
+ * flows' pairing, which they outrank: pairing.c), writes the entries of
+ * the QPs it knows with them and with the timeouts, where the flows take
+ * their pacing budget from, and leaves the learner's entries of QPs not
+ * dumped yet alone; a QP the learner has not seen keeps the default
+ * budget (pacing_default_budget_us's value) and the peer flowmon's flows
+ * tell (pairing.c, resolve.c).
  *
  * On exit the filters come off and the netdevs' dp_devs entries go (the
  * CLI and rocecc.ko's users see nothing attached), the flows, QPs and
@@ -200,7 +203,11 @@ static bool rd_bpf_on(struct rd *rd, uint32_t ifindex)
 	return nd && nd->bpf_attached;
 }
 
-/* Delete the dp_qps entries of QPs gone (or no longer BPF's) */
+/*
+ * Delete the dp_qps entries of QPs gone (or no longer BPF's); those the
+ * learner wrote for the peer it still has stay (it deletes them when
+ * their QP goes: here they may be of a QP set up since the last dump).
+ */
 static void rd_bpf_qps_prune(struct rd *rd)
 {
 	int fd = bpf_dp_map_fd(rd->bdp, DCQCN_PIN_QPS);
@@ -211,7 +218,8 @@ static void rd_bpf_qps_prune(struct rd *rd)
 		k = next;
 		prev = &k;
 		e = rd_qp_find(rd, k.ifindex, k.lqpn);
-		if (e && !e->gone && e->dp_set && rd_bpf_on(rd, k.ifindex))
+		if ((e && !e->gone && e->dp_set && rd_bpf_on(rd, k.ifindex)) ||
+		    bpf_dp_qp_learnt(rd->bdp, k.ifindex, k.lqpn))
 			continue;
 		if (!bpf_dp_qp_del(rd->bdp, k.ifindex, k.lqpn))
 			prev = NULL;	/* the walk restarts, harmlessly */

@@ -7,11 +7,12 @@
  * RDMA netlink does not report a QP's peer. The QP's own attributes do:
  * the BPF engine's learner (bpf/qptimeout.bpf.c, fexit of rxe_modify_qp())
  * records the address vector (destination GID) and destination QPN of
- * every modify to RTR, and rd_bpf_peers() gives them to the QP with
- * rd_pair_av() before each round of the pairing below. Such a peer
- * (peer_av) is final: no flow changes it, whatever its packets, until the
- * QP is reset or its number reused (the learner forgets it then, and a
- * QP that vanished from RDMA netlink gets a new entry).
+ * every modify to RTR, and writes the QP's dp_qps entry with them there
+ * and then, before the QP's first packet; rd_bpf_peers() gives them to
+ * the QP with rd_pair_av() before each round of the pairing below. Such
+ * a peer (peer_av) is final: no flow changes it, whatever its packets,
+ * until the QP is reset or its number reused (the learner forgets it
+ * then, and a QP that vanished from RDMA netlink gets a new entry).
  *
  * The flows are the fallback, for the QPs the learner did not see reach
  * RTR: those set up before it was attached (a daemon (re)started under

@@ -124,8 +124,11 @@
 # not in it makes no flow. Asserted instead: the flow table after the flood holds no more
 # than the runs' own flows (most 32; the flood names thousands of QPNs).
 # The BPF engine's QP map takes each QP's peer from the QP's own address
-# vector (bpf/qptimeout.bpf.c learns it at the modify to RTR;
-# daemon/roceccd/pairing.c): before that, roceccd paired the QPs from
+# vector: bpf/qptimeout.bpf.c writes the entry at the modify to RTR,
+# before the QP's first packet (daemon/roceccd/pairing.c). Copied by
+# roceccd instead, the entries came 2-4 s after RTS in the flooded guest
+# and a third of the spoofed CNPs were resolver misses (6362 of 9924
+# counted spoofed). Before either, roceccd paired the QPs from
 # flowmon's flows, and of the spoofed CNPs, sent from the QPs' first
 # packets on, it counted a third as spoofed in two runs, none in a
 # third (last CI: rp_cnp_spoofed +0 of 8184, the receiver's CNPs handled
