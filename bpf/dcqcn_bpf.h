@@ -139,11 +139,12 @@ struct dcqcn_qp_key {
 	__u32 lqpn;		/* local QPN, 24 bits */
 };
 
-/* struct dcqcn_qp flags */
+/*
+ * struct dcqcn_qp flags. DCQCN_QP_AV: raddr and rqpn are the QP's own,
+ * its address vector and destination QPN as the learner saw them set.
+ */
 #define DCQCN_QP_TIMEOUT	0x1	/* timeout is known */
-#define DCQCN_QP_AV		0x2	/* raddr and rqpn are the QP's own
-					 * (dp_qp_attr: its address vector
-					 * and destination QPN) */
+#define DCQCN_QP_AV		0x2	/* the peer is the QP's own */
 
 struct dcqcn_qp {
 	__u8 raddr[16];		/* peer: IPv6, or IPv4-mapped ::ffff:a.b.c.d */

@@ -603,15 +603,17 @@ int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 	if (timeout > ROCECC_PACE_TIMEOUT_MAX)
 		return -EINVAL;
 	memcpy(v.raddr, raddr, 16);
-	/* unknown now, known before for the same peer: a restarted loader */
-	if (timeout < 0 &&
-	    !bpf_map_lookup_elem(dp->fd[DP_QPS], &k, &old) &&
-	    (old.flags & DCQCN_QP_TIMEOUT) && old.rqpn == v.rqpn &&
-	    !memcmp(old.raddr, v.raddr, 16))
-		timeout = old.timeout;
+	if (!bpf_map_lookup_elem(dp->fd[DP_QPS], &k, &old) &&
+	    old.rqpn == v.rqpn && !memcmp(old.raddr, v.raddr, 16)) {
+		/* the learner's peer, written again */
+		v.flags = old.flags & DCQCN_QP_AV;
+		/* unknown now, known before: a restarted loader */
+		if (timeout < 0 && (old.flags & DCQCN_QP_TIMEOUT))
+			timeout = old.timeout;
+	}
 	if (timeout >= 0) {
 		v.timeout = (uint8_t)timeout;
-		v.flags = DCQCN_QP_TIMEOUT;
+		v.flags |= DCQCN_QP_TIMEOUT;
 	}
 	return bpf_map_update_elem(dp->fd[DP_QPS], &k,
 				   &v, BPF_ANY) ? -errno : 0;

@@ -135,7 +135,8 @@ int bpf_dp_module_has(uint32_t ifindex);
  * (16 bytes, IPv4-mapped for IPv4); @timeout is its ACK timeout exponent,
  * or -1 if unknown: the entry keeps the timeout it has for the same peer
  * and remote QP (a restarted loader has not seen the QP set up), else
- * the flow keeps default_budget_us.
+ * the flow keeps default_budget_us. An entry the learner wrote keeps its
+ * DCQCN_QP_AV for the same peer and remote QP, and loses it for another.
  */
 int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 		  const uint8_t *raddr, uint32_t rqpn, int timeout);
