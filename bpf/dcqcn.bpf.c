@@ -158,12 +158,8 @@ struct {
 	__type(value, struct dcqcn_dev);
 } dp_devs SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, DCQCN_MAX_QPS);
-	__type(key, struct dcqcn_qp_key);
-	__type(value, struct dcqcn_qp);
-} dp_qps SEC(".maps");
+/* shared with the QP learner (qptimeout.bpf.c) */
+DCQCN_QPS_MAP;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);

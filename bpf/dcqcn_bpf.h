@@ -32,9 +32,15 @@
  *	      rate, whether to pace, the pacing budget's knobs.
  *  dp_qps    HASH  struct dcqcn_qp_key (ifindex, local QPN) ->
  *	      struct dcqcn_qp (peer address, remote QPN, ACK timeout).
- *	      Written by the daemon from RDMA netlink. The programs never
- *	      guess a peer: a CE mark or a CNP whose local QP is not here is
- *	      counted (ce_unanswered, resolver_miss) and nothing else happens.
+ *	      Written by the QP learner below the moment rxe sets a QP's
+ *	      address vector (its modify to RTR, before the QP's first
+ *	      packet: DCQCN_QP_AV), deleted by it when the QP is reset or
+ *	      destroyed; and by the daemon: the QPs of RDMA netlink, with
+ *	      the learner's peer, else (a QP set up before the learner ran)
+ *	      the one flowmon's flows tell (daemon/roceccd/pairing.c); it
+ *	      deletes the entries of QPs gone. The programs never guess a
+ *	      peer: a CE mark or a CNP whose local QP is not here is counted
+ *	      (ce_unanswered, resolver_miss) and nothing else happens.
  *  dp_flows  HASH  struct dcqcn_flow_key (remote address, remote QPN,
  *	      ifindex) -> struct dcqcn_flow, the module's flow: RP and NP
  *	      state of the shared core, pacing state, counters. Created by
@@ -46,6 +52,16 @@
  *	      module's counters (same ids as enum rocecc_stat) and this
  *	      engine's own (DCQCN_STAT_*), per CPU: sum them. Created with the
  *	      dp_devs entry.
+ *
+ * and the QP learner's (bpf/qptimeout.bpf.c, a tracing program of its own,
+ * loaded once rdma_rxe is; its map is not pinned: it knows the QPs set up
+ * while it runs, nothing of those before):
+ *  dp_qp_attr LRU_HASH struct dcqcn_qp_key -> struct dcqcn_qp: what
+ *	      rxe_modify_qp() gave the QP: its ACK timeout (DCQCN_QP_TIMEOUT)
+ *	      and its peer, address and remote QPN, from the modify to RTR's
+ *	      address vector and destination QPN (DCQCN_QP_AV). Written by
+ *	      the learner only, which copies it into dp_qps once the peer is
+ *	      known; the daemon reads it (the peer outranks its pairing).
  *
  * Two engines never drive one netdev. The loader refuses a netdev that
  * rocecc.ko has attached (its generic netlink DEV_GET answers for it).
@@ -117,14 +133,18 @@ struct dcqcn_dev {
 	__u32 pad;
 };
 
-/* dp_qps key and value */
+/* dp_qps key and value (the map: DCQCN_QPS_MAP below) */
 struct dcqcn_qp_key {
 	__u32 ifindex;		/* netdev of the RDMA port */
 	__u32 lqpn;		/* local QPN, 24 bits */
 };
 
-/* struct dcqcn_qp flags */
+/*
+ * struct dcqcn_qp flags. DCQCN_QP_AV: raddr and rqpn are the QP's own,
+ * its address vector and destination QPN as the learner saw them set.
+ */
 #define DCQCN_QP_TIMEOUT	0x1	/* timeout is known */
+#define DCQCN_QP_AV		0x2	/* the peer is the QP's own */
 
 struct dcqcn_qp {
 	__u8 raddr[16];		/* peer: IPv6, or IPv4-mapped ::ffff:a.b.c.d */
@@ -134,6 +154,19 @@ struct dcqcn_qp {
 				 * flow keeps dcqcn_dev.default_budget_us */
 	__u8 pad[2];
 };
+
+/*
+ * The dp_qps map, declared the same in the two objects that write it:
+ * dcqcn.bpf.c's (pinned), whose fd the learner's object (qptimeout.bpf.c)
+ * reuses (bpf_map__reuse_fd()) before it loads.
+ */
+#define DCQCN_QPS_MAP							\
+	struct {							\
+		__uint(type, BPF_MAP_TYPE_HASH);			\
+		__uint(max_entries, DCQCN_MAX_QPS);			\
+		__type(key, struct dcqcn_qp_key);			\
+		__type(value, struct dcqcn_qp);				\
+	} dp_qps SEC(".maps")
 
 /* dp_flows key: the module's flow key (kmod/dp.h struct rocecc_flow_key) */
 struct dcqcn_flow_key {

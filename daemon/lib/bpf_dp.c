@@ -603,15 +603,17 @@ int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 	if (timeout > ROCECC_PACE_TIMEOUT_MAX)
 		return -EINVAL;
 	memcpy(v.raddr, raddr, 16);
-	/* unknown now, known before for the same peer: a restarted loader */
-	if (timeout < 0 &&
-	    !bpf_map_lookup_elem(dp->fd[DP_QPS], &k, &old) &&
-	    (old.flags & DCQCN_QP_TIMEOUT) && old.rqpn == v.rqpn &&
-	    !memcmp(old.raddr, v.raddr, 16))
-		timeout = old.timeout;
+	if (!bpf_map_lookup_elem(dp->fd[DP_QPS], &k, &old) &&
+	    old.rqpn == v.rqpn && !memcmp(old.raddr, v.raddr, 16)) {
+		/* the learner's peer, written again */
+		v.flags = old.flags & DCQCN_QP_AV;
+		/* unknown now, known before: a restarted loader */
+		if (timeout < 0 && (old.flags & DCQCN_QP_TIMEOUT))
+			timeout = old.timeout;
+	}
 	if (timeout >= 0) {
 		v.timeout = (uint8_t)timeout;
-		v.flags = DCQCN_QP_TIMEOUT;
+		v.flags |= DCQCN_QP_TIMEOUT;
 	}
 	return bpf_map_update_elem(dp->fd[DP_QPS], &k,
 				   &v, BPF_ANY) ? -errno : 0;
@@ -637,16 +639,18 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
 	q = qptimeout__open();
 	if (!q)
 		e = -errno;
-	else if (bpf_map__set_max_entries(q->maps.dp_qp_tmo,
+	else if (bpf_map__set_max_entries(q->maps.dp_qp_attr,
 					  bpf_map__max_entries(dp->skel->maps.dp_qps)))
 		e = -EINVAL;
-	else
+	else	/* the TC programs' QP map, which the learner writes too */
+		e = bpf_map__reuse_fd(q->maps.dp_qps, dp->fd[DP_QPS]);
+	if (q && !e)
 		e = qptimeout__load(q);
 	if (!e)
 		e = qptimeout__attach(q);
 	if (e) {
 		qptimeout__destroy(q);
-		msgf(err, errlen, "cannot trace rxe_modify_qp() for the QPs' ACK timeouts: %s",
+		msgf(err, errlen, "cannot trace rxe_modify_qp() for the QPs' ACK timeouts and peers: %s",
 		     strerror(-e));
 		return e;
 	}
@@ -654,17 +658,55 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
 	return 0;
 }
 
-int bpf_dp_qp_timeout(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)
+/* The learner's entry of @lqpn on @ifindex: 0, or -ENOENT */
+static int qp_attr(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
+		   struct dcqcn_qp *v)
 {
 	struct dcqcn_qp_key k = { .ifindex = ifindex,
 				  .lqpn = lqpn & ROCECC_BTH_QPN_MASK };
-	uint32_t t;
 
 	if (!dp->qpt ||
-	    bpf_map_lookup_elem(bpf_map__fd(dp->qpt->maps.dp_qp_tmo), &k, &t) ||
-	    t > ROCECC_PACE_TIMEOUT_MAX)
+	    bpf_map_lookup_elem(bpf_map__fd(dp->qpt->maps.dp_qp_attr), &k, v))
+		return -ENOENT;
+	return 0;
+}
+
+int bpf_dp_qp_timeout(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)
+{
+	struct dcqcn_qp v;
+
+	if (qp_attr(dp, ifindex, lqpn, &v) || !(v.flags & DCQCN_QP_TIMEOUT) ||
+	    v.timeout > ROCECC_PACE_TIMEOUT_MAX)
 		return -1;
-	return (int)t;
+	return v.timeout;
+}
+
+int bpf_dp_qp_av(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
+		 uint8_t *raddr, uint32_t *rqpn)
+{
+	struct dcqcn_qp v;
+
+	if (qp_attr(dp, ifindex, lqpn, &v) || !(v.flags & DCQCN_QP_AV))
+		return -ENOENT;
+	memcpy(raddr, v.raddr, 16);
+	*rqpn = v.rqpn;
+	return 0;
+}
+
+bool bpf_dp_qp_learnt(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)
+{
+	struct dcqcn_qp_key k = { .ifindex = ifindex,
+				  .lqpn = lqpn & ROCECC_BTH_QPN_MASK };
+	struct dcqcn_qp a, v;
+
+	return !qp_attr(dp, ifindex, lqpn, &a) && (a.flags & DCQCN_QP_AV) &&
+	       !bpf_map_lookup_elem(dp->fd[DP_QPS], &k, &v) &&
+	       v.rqpn == a.rqpn && !memcmp(v.raddr, a.raddr, 16);
+}
+
+bool bpf_dp_learning(const struct bpf_dp *dp)
+{
+	return dp->qpt != NULL;
 }
 
 int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn)

@@ -17,6 +17,7 @@
  *	c.line_rate_kbps = ...; c.pace = root qdisc is fq;
  *	bpf_dp_attach(dp, ifindex, &c, err, sizeof(err));
  *	bpf_dp_learn_timeouts(dp, err, sizeof(err));  (once rdma_rxe is there)
+ *	bpf_dp_qp_av(dp, ifindex, lqpn, peer, &rqpn);  (the QP's own peer)
  *	bpf_dp_qp_set(dp, ifindex, lqpn, peer, rqpn,  (RDMA netlink)
  *		      bpf_dp_qp_timeout(dp, ifindex, lqpn));
  *	... bpf_dp_stats(), bpf_dp_flow_foreach() + bpf_dp_flow_put(),
@@ -134,20 +135,26 @@ int bpf_dp_module_has(uint32_t ifindex);
  * (16 bytes, IPv4-mapped for IPv4); @timeout is its ACK timeout exponent,
  * or -1 if unknown: the entry keeps the timeout it has for the same peer
  * and remote QP (a restarted loader has not seen the QP set up), else
- * the flow keeps default_budget_us.
+ * the flow keeps default_budget_us. An entry the learner wrote keeps its
+ * DCQCN_QP_AV for the same peer and remote QP, and loses it for another.
  */
 int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 		  const uint8_t *raddr, uint32_t rqpn, int timeout);
 int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
 
 /*
- * Learn the local QPs' ACK timeouts (bpf/qptimeout.bpf.c: fexit of
- * rdma_rxe's rxe_modify_qp()) from now on: 0, or -errno with a message in
- * @err (-ENOENT: rdma_rxe is not loaded yet; call again later; a QP
- * modified before this succeeded stays unknown). Needs the programs
- * loaded (bpf_dp_open()).
+ * Learn the local QPs' ACK timeouts and peers (bpf/qptimeout.bpf.c: fexit
+ * of rdma_rxe's rxe_modify_qp(), fentry of rxe_destroy_qp()) from now
+ * on: 0, or -errno with a message in @err (-ENOENT: rdma_rxe is not
+ * loaded yet; call again later; a QP modified before this succeeded
+ * stays unknown). The learner writes a QP's dp_qps entry as soon as it
+ * has its peer (the modify to RTR) and deletes it when the QP is reset
+ * or destroyed. Needs the programs loaded (bpf_dp_open()).
  */
 int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen);
+
+/* Is the learner attached (bpf_dp_learn_timeouts() succeeded)? */
+bool bpf_dp_learning(const struct bpf_dp *dp);
 
 /*
  * The ACK timeout exponent the learner saw local QP @lqpn of @ifindex
@@ -155,6 +162,22 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen);
  * bpf_dp_qp_set() takes.
  */
 int bpf_dp_qp_timeout(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
+
+/*
+ * The peer the learner saw local QP @lqpn of @ifindex get at its modify to
+ * RTR, from its own address vector (destination GID, IPv4-mapped for
+ * RoCEv2 over IPv4) and destination QPN: into @raddr (16 bytes) and
+ * *@rqpn, 0; -ENOENT if unknown (not learning, or not seen).
+ */
+int bpf_dp_qp_av(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
+		 uint8_t *raddr, uint32_t *rqpn);
+
+/*
+ * Is the dp_qps entry of @lqpn on @ifindex the learner's: the peer it saw
+ * the QP set up with, an entry it deletes itself when the QP is reset or
+ * destroyed (a QP the caller may not have seen yet)?
+ */
+bool bpf_dp_qp_learnt(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
 
 /*
  * The counters of @ifindex, summed over the CPUs, into @v (indexed by

@@ -12,15 +12,21 @@
  * clsact filters; the loader refuses a netdev rocecc.ko drives, and the
  * refusal is logged once per configuration and retried every poll. A
  * reload writes the parameters again. Every round of QP learning fills
- * dp_qps (local QPN -> peer, remote QPN) for the QPs whose peer flowmon's
- * flows tell (resolve.c) and removes the entries of QPs that are gone;
- * every poll deletes flows idle for RD_BPF_FLOW_IDLE_MS, as rocecc.ko
- * does after its flow_idle_ms. The QPs' ACK timeouts are not in RDMA
- * netlink: the loader's learner (bpf/qptimeout.bpf.c, traced from
- * rxe_modify_qp() once rdma_rxe is loaded) has them, and each round
- * copies them into dp_qps, where the flows take their pacing budget from
- * (as the module's from ib_query_qp()); a QP it has not seen keeps the
- * default budget (pacing_default_budget_us's value).
+ * dp_qps (local QPN -> peer, remote QPN) for the QPs whose peer is known
+ * and removes the entries of QPs that are gone; every poll deletes flows
+ * idle for RD_BPF_FLOW_IDLE_MS, as rocecc.ko does after its
+ * flow_idle_ms. The QPs' ACK timeouts and peers are not in RDMA netlink:
+ * the loader's learner (bpf/qptimeout.bpf.c, traced from rxe_modify_qp()
+ * once rdma_rxe is loaded) has them, as the module has them from
+ * ib_query_qp(), and writes the dp_qps entry of each QP it sees reach RTR
+ * itself, with the peer of its address vector, before the QP's first
+ * packet. Each round takes those peers too (rd_bpf_peers(), before the
+ * flows' pairing, which they outrank: pairing.c), writes the entries of
+ * the QPs it knows with them and with the timeouts, where the flows take
+ * their pacing budget from, and leaves the learner's entries of QPs not
+ * dumped yet alone; a QP the learner has not seen keeps the default
+ * budget (pacing_default_budget_us's value) and the peer flowmon's flows
+ * tell (pairing.c, resolve.c).
  *
  * On exit the filters come off and the netdevs' dp_devs entries go (the
  * CLI and rocecc.ko's users see nothing attached), the flows, QPs and
@@ -80,6 +86,7 @@ void rd_bpf_close(struct rd *rd)
 {
 	bpf_dp_close(rd->bdp);
 	rd->bdp = NULL;
+	rd->bdp_learn_rounds = 0;
 }
 
 /* Does @nd's root qdisc pace (fq, mq of fq, rocecc with fq under it)? */
@@ -196,7 +203,11 @@ static bool rd_bpf_on(struct rd *rd, uint32_t ifindex)
 	return nd && nd->bpf_attached;
 }
 
-/* Delete the dp_qps entries of QPs gone (or no longer BPF's) */
+/*
+ * Delete the dp_qps entries of QPs gone (or no longer BPF's); those the
+ * learner wrote for the peer it still has stay (it deletes them when
+ * their QP goes: here they may be of a QP set up since the last dump).
+ */
 static void rd_bpf_qps_prune(struct rd *rd)
 {
 	int fd = bpf_dp_map_fd(rd->bdp, DCQCN_PIN_QPS);
@@ -207,7 +218,8 @@ static void rd_bpf_qps_prune(struct rd *rd)
 		k = next;
 		prev = &k;
 		e = rd_qp_find(rd, k.ifindex, k.lqpn);
-		if (e && !e->gone && e->dp_set && rd_bpf_on(rd, k.ifindex))
+		if ((e && !e->gone && e->dp_set && rd_bpf_on(rd, k.ifindex)) ||
+		    bpf_dp_qp_learnt(rd->bdp, k.ifindex, k.lqpn))
 			continue;
 		if (!bpf_dp_qp_del(rd->bdp, k.ifindex, k.lqpn))
 			prev = NULL;	/* the walk restarts, harmlessly */
@@ -234,6 +246,47 @@ static void rd_bpf_learn_timeouts(struct rd *rd)
 	}
 }
 
+/*
+ * A QP of @ifindex first seen in this round's dump reached RTR after the
+ * learner was attached, and so under its eyes, when the learner was
+ * attached before the previous round's dump (attached at the end of
+ * round N, counted 1 then; round N+1's dump may still show a QP that
+ * reached RTR before the attach; one first seen in round N+2's was not
+ * there, or not in RTR, in N+1's). Only on netdevs this engine drives:
+ * rxe's, whose modifies the learner sees.
+ */
+bool rd_bpf_av_due(struct rd *rd, uint32_t ifindex)
+{
+	return rd->bdp && bpf_dp_learning(rd->bdp) &&
+	       rd->bdp_learn_rounds >= 2 && rd_bpf_on(rd, ifindex);
+}
+
+void rd_bpf_peers(struct rd *rd)
+{
+	uint8_t raddr[16];
+	uint32_t rqpn;
+	char peer[64];
+	size_t i;
+
+	if (!rd->bdp || !bpf_dp_learning(rd->bdp))
+		return;
+	for (i = 0; i < rd->nqps; i++) {
+		struct rd_qp *q = &rd->qps[i];
+
+		/* the learner's entry, of this QP (same remote QPN) */
+		if (q->gone || q->rqpn == ~0u ||
+		    bpf_dp_qp_av(rd->bdp, q->ifindex, q->lqpn, raddr, &rqpn) ||
+		    rqpn != q->rqpn)
+			continue;
+		if (q->peer_av && !memcmp(q->peer, raddr, 16))
+			continue;
+		rd_pair_av(q, raddr);
+		rd_peer_str(q->peer, peer, sizeof(peer));
+		rd_log(LOG_DEBUG_, "%s QP %" PRIu32 ": peer %s:%" PRIu32 " from its address vector",
+		       q->dev, q->lqpn, peer, q->rqpn);
+	}
+}
+
 void rd_bpf_qps(struct rd *rd)
 {
 	char peer[64];
@@ -243,6 +296,8 @@ void rd_bpf_qps(struct rd *rd)
 	if (!rd->bdp)
 		return;
 	rd_bpf_learn_timeouts(rd);
+	if (bpf_dp_learning(rd->bdp) && rd->bdp_learn_rounds < 2)
+		rd->bdp_learn_rounds++;
 	for (i = 0; i < rd->nqps; i++) {
 		struct rd_qp *q = &rd->qps[i];
 

@@ -125,6 +125,7 @@ static struct rd_qp *rd_qp_entry(struct rd *rd, const struct rdma_nl_qp *q,
 	e->ifindex = port->ifindex;
 	e->lqpn = q->lqpn;
 	e->rqpn = ~0u;
+	e->av_due = rd_bpf_av_due(rd, e->ifindex);
 	return e;
 }
 
@@ -403,6 +404,7 @@ static void rd_after_qps(struct rd *rd)
 	uint64_t now = rd_now_ms();
 
 	rd_prune(rd, now);
+	rd_bpf_peers(rd);
 	rd_resolve(rd, now);
 	rd_bpf_qps(rd);
 }

@@ -4,10 +4,22 @@
  * which the BPF datapath's dp_qps takes: a CNP from any other address
  * is counted rp_cnp_spoofed and ignored).
  *
- * RDMA netlink does not report a QP's peer; flowmon's flows tell it, but
- * not all of them equally. A flow is (peer, remote QPN, netdev), and
- * flowmon makes one for every RC/UC packet or CNP it sees, whichever way
- * it goes:
+ * RDMA netlink does not report a QP's peer. The QP's own attributes do:
+ * the BPF engine's learner (bpf/qptimeout.bpf.c, fexit of rxe_modify_qp())
+ * records the address vector (destination GID) and destination QPN of
+ * every modify to RTR, and writes the QP's dp_qps entry with them there
+ * and then, before the QP's first packet; rd_bpf_peers() gives them to
+ * the QP with rd_pair_av() before each round of the pairing below. Such
+ * a peer (peer_av) is final: no flow changes it, whatever its packets,
+ * until the QP is reset or its number reused (the learner forgets it
+ * then, and a QP that vanished from RDMA netlink gets a new entry).
+ *
+ * The flows are the fallback, for the QPs the learner did not see reach
+ * RTR: those set up before it was attached (a daemon (re)started under
+ * running QPs, rdma_rxe loaded after the daemon's last try), on a kernel
+ * where it cannot load, or whose number the learner's LRU map evicted.
+ * A flow is (peer, remote QPN, netdev), and flowmon makes one for every
+ * RC/UC packet or CNP it sees, whichever way it goes:
  *  - egress: our QP sent to that peer's QPN (tx_pkts > 0). A QP sends to
  *    its one peer, and rxe answers only packets from that peer, so no
  *    stranger makes one; but a QP that ended (or whose number came back
@@ -25,6 +37,19 @@
  * made again every round, from the flows alone, so that a peer adopted
  * from the pins of an earlier daemon or kept from an earlier QP of the
  * same numbers is corrected by the traffic itself.
+ * A QP first seen when the learner had surely been watching (av_due:
+ * rd_bpf_av_due()) takes no peer from a flow that only received: its
+ * address vector names it, and if the learner missed it (a modify in
+ * flight while it was attached), only our own packets may.
+ *
+ * What the fallback still risks: a QP set up before the learner ran that
+ * has not sent yet (or whose sending the daemon has not seen) can be
+ * paired with whoever floods CNPs for its QPN first, as the engine did
+ * for every QP before the learner knew peers; its own packets correct
+ * that at the next round (a flow with our packets outranks). A daemon
+ * restarted under running QPs is in that case for the QPs that existed
+ * before it (the learner's map is not pinned: a QPN reused while no
+ * learner ran would keep a stale peer that outranks the traffic).
  */
 #include <string.h>
 
@@ -112,13 +137,22 @@ void rd_pair_end(struct rd *rd)
 	for (i = 0; i < rd->nqps; i++) {
 		struct rd_qp *e = &rd->qps[i];
 
-		if (e->gone || e->pair_rank == RD_PAIR_NONE ||
+		if (e->gone || e->peer_av || e->pair_rank == RD_PAIR_NONE ||
 		    (e->pair_rank == RD_PAIR_RX &&
-		     (e->pair_n != 1 || e->have_peer)) ||
+		     (e->pair_n != 1 || e->have_peer || e->av_due)) ||
 		    (e->have_peer && !memcmp(e->peer, e->flow_peer, 16)))
 			continue;
 		memcpy(e->peer, e->flow_peer, sizeof(e->peer));
 		e->have_peer = true;
 		e->peer_gen++;
 	}
+}
+
+void rd_pair_av(struct rd_qp *e, const uint8_t *raddr)
+{
+	if (!e->have_peer || memcmp(e->peer, raddr, 16))
+		e->peer_gen++;
+	memcpy(e->peer, raddr, sizeof(e->peer));
+	e->have_peer = true;
+	e->peer_av = true;
 }

@@ -56,8 +56,13 @@ struct rd_qp {
 	bool seen;		/* in this round's dump */
 	bool gone;		/* vanished; flows deleted at gone_ms + linger */
 	uint64_t gone_ms;
-	/* pairing.c: the peer, from the flows of our own packets */
+	/* pairing.c: the peer, from the QP's address vector (the BPF
+	 * engine's learner), else from the flows of our own packets */
 	bool have_peer;
+	bool peer_av;		/* ... from the address vector: final */
+	bool av_due;		/* set up while the learner ran: its address
+				 * vector is the peer, a flow that only
+				 * received never names one */
 	uint8_t peer[16];	/* IPv6, or IPv4-mapped */
 	unsigned int peer_gen;	/* bumped when the peer changes */
 	uint8_t pair_rank;	/* this round: how its best flow names it */
@@ -212,6 +217,8 @@ struct rd {
 	struct bpf_dp *bdp;	/* the BPF datapath's loader, NULL until used */
 	bool bdp_failed_logged;
 	bool bdp_tmo_logged;	/* the timeout learner's failure, logged */
+	unsigned int bdp_learn_rounds;	/* rounds ended with the learner
+					 * attached (capped at 2) */
 	uint64_t bdp_errors, bdp_expired;
 	struct rnl mod;		/* rocecc.ko's genetlink family */
 	bool mod_open;
@@ -381,6 +388,8 @@ void rd_pair_begin(struct rd *rd);
 struct rd_qp *rd_pair_flow(struct rd *rd, const struct flowmon_key *key,
 			   const struct flowmon_flow *f);
 void rd_pair_end(struct rd *rd);
+/* @e's peer is @raddr, from its address vector: flows no longer change it */
+void rd_pair_av(struct rd_qp *e, const uint8_t *raddr);
 
 /* resolve.c */
 /* After learning QPs: merge marks, peers, evictions (under lock) */
@@ -435,6 +444,10 @@ void rd_bpf_sync(struct rd *rd, struct rd_netdev *nd);
 void rd_bpf_release(struct rd *rd, struct rd_netdev *nd, bool stopping);
 /* dp_qps from the QPs whose peers are known; after each round of learning */
 void rd_bpf_qps(struct rd *rd);
+/* The QPs' peers from their address vectors, before the flows' pairing */
+void rd_bpf_peers(struct rd *rd);
+/* Is a QP first seen now on @ifindex surely set up under the learner? */
+bool rd_bpf_av_due(struct rd *rd, uint32_t ifindex);
 void rd_bpf_expire(struct rd *rd);
 void rd_bpf_close(struct rd *rd);
 /* @nd's counters (enum rocecc_stat, enum dcqcn_stat), if BPF drives it */

@@ -255,6 +255,29 @@ static int qp_timeout(struct bpf_dp *dp, uint32_t ifx, uint32_t lqpn)
 	return v.flags & DCQCN_QP_TIMEOUT ? v.timeout : -1;
 }
 
+/* dp_qps' flags of @lqpn, -1 no entry */
+static int qp_flags(struct bpf_dp *dp, uint32_t ifx, uint32_t lqpn)
+{
+	struct dcqcn_qp_key k = { .ifindex = ifx, .lqpn = lqpn };
+	struct dcqcn_qp v;
+
+	if (bpf_map_lookup_elem(bpf_dp_map_fd(dp, DCQCN_PIN_QPS), &k, &v))
+		return -1;
+	return v.flags;
+}
+
+/* LQPN -> @raddr's RQPN, timeout 14, as the QP learner writes it */
+static int qp_av_written(struct bpf_dp *dp, uint32_t ifx, const uint8_t *raddr)
+{
+	struct dcqcn_qp_key k = { .ifindex = ifx, .lqpn = LQPN };
+	struct dcqcn_qp v = { .rqpn = RQPN, .timeout = 14,
+			      .flags = DCQCN_QP_AV | DCQCN_QP_TIMEOUT };
+
+	memcpy(v.raddr, raddr, 16);
+	return bpf_map_update_elem(bpf_dp_map_fd(dp, DCQCN_PIN_QPS), &k, &v,
+				   BPF_ANY);
+}
+
 /* The output of "rocecc --pin-dir @dir ARGS" (into @out), its exit status */
 static int cli(const char *dir, char *out, size_t n, const char *args)
 {
@@ -444,6 +467,14 @@ int main(void)
 	       qp_timeout(dp, ifx, LQPN) == -1 &&
 	       !bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, 14),
 	       "... but not for another remote QP");
+	tap_ok(!qp_av_written(dp, ifx, raddr) &&
+	       !bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, 14) &&
+	       qp_flags(dp, ifx, LQPN) == (DCQCN_QP_AV | DCQCN_QP_TIMEOUT),
+	       "the learner's entry (DCQCN_QP_AV) written again for its peer keeps the flag");
+	tap_ok(!bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN + 1, 14) &&
+	       qp_flags(dp, ifx, LQPN) == DCQCN_QP_TIMEOUT &&
+	       !bpf_dp_qp_set(dp, ifx, LQPN, raddr, RQPN, 14),
+	       "... and loses it for another remote QP");
 	tap_eq(bpf_dp_learn_timeouts(dp, err, sizeof(err)),
 	       access("/sys/kernel/btf/rdma_rxe", F_OK) ? -ENOENT : 0,
 	       "the timeout learner loads where rdma_rxe is, says why not elsewhere: %s",

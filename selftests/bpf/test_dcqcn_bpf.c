@@ -828,8 +828,8 @@ static void test_not_rxe(void)
 }
 
 /*
- * The QP timeout learner (bpf/qptimeout.bpf.c) loaded, not attached, for
- * its verifier's counts: its fexit target is in rdma_rxe's BTF, so only
+ * The QP learner (bpf/qptimeout.bpf.c) loaded, not attached, for its
+ * verifier's counts: its targets are in rdma_rxe's BTF, so only
  * where rdma_rxe is loaded (the guest's t_bpf.t loads it first).
  */
 static void diag_qptimeout(void)
@@ -841,11 +841,12 @@ static void diag_qptimeout(void)
 		return;
 	}
 	qt = qptimeout__open_and_load();
-	if (!tap_ok(qt != NULL, "qptimeout.bpf.o loads (the verifier accepts dcqcn_qp_timeout)")) {
+	if (!tap_ok(qt != NULL, "qptimeout.bpf.o loads (the verifier accepts dcqcn_qp_timeout and dcqcn_qp_destroy)")) {
 		fputs(bpf_test_log_buf, stdout);
 		return;
 	}
 	diag_prog("dcqcn_qp_timeout", bpf_program__fd(qt->progs.dcqcn_qp_timeout));
+	diag_prog("dcqcn_qp_destroy", bpf_program__fd(qt->progs.dcqcn_qp_destroy));
 	qptimeout__destroy(qt);
 }
 

@@ -16,7 +16,7 @@ trap 'ip link del bt0 2>/dev/null' EXIT
 tap_run "a veth pair for the tests that need a second netdev" \
 	ip link add bt0 type veth peer name bt1
 tap_diag "kernel $(uname -r)"
-# rdma_rxe's BTF has the QP timeout learner's target: test_dcqcn_bpf
+# rdma_rxe's BTF has the QP learner's targets: test_dcqcn_bpf
 # loads it for the verifier's counts
 tap_run "rdma_rxe loads" modprobe rdma_rxe
 n=0
@@ -37,7 +37,7 @@ for t in "$top"/build/bpf/test_*; do
 	tap_ok $? "${t##*/} on $(uname -r): $pass passed, $fail failed, $skip skipped"
 done
 tap_cmp "$n" -ge 2 "found the BPF test programs ($n)"
-for p in dcqcn_egress dcqcn_ingress dcqcn_qp_timeout flowmon_egress flowmon_ingress; do
+for p in dcqcn_egress dcqcn_ingress dcqcn_qp_timeout dcqcn_qp_destroy flowmon_egress flowmon_ingress; do
 	grep -qw "$p" <<<"$walked"
 	tap_ok $? "the verifier's counts of $p printed"
 done

@@ -24,7 +24,8 @@
 #    module's keys) is limited, cut below the ceiling while it runs, and
 #    paced by EDT: the flow's pacing_delayed and fq's throttled count grow;
 #  - the flow learned its QP's ACK timeout (14, from rxe_modify_qp()):
-#    its budget is 12 ms (20 %, the module's), not the default 8 ms;
+#    its budget is 12 ms (20 %, the module's), not the default 8 ms; and
+#    the QP's peer came from its address vector (roceccd's debug log);
 #  - pacing sets BTH AckReq where rocecc_pace() asks, as the module does
 #    (pacing_ackreq, per flow and per netdev), with the ICRC mended (no
 #    malformed), with no retries at timeout 14 beyond TCG's allowance;
@@ -152,6 +153,11 @@ tap_cmp "$(flow "$work/f3.json" pacing_delayed)" -gt 0 "the flow's packets got E
 # less one, 60 ms, a fifth
 tap_is "$(flow "$work/f3.json" budget_known)/$(flow "$work/f3.json" qp_timeout)/$(flow "$work/f3.json" pacing_budget_us)" \
 	"1/14/12000" "the flow learned its QP's ACK timeout 14: budget 12000 us (not the default 8000)"
+# and its peer, from the address vector rxe_modify_qp() got at RTR (not
+# from packets, which anyone can send: pairing.c): host 2 and its QP
+grep -Eq "rxe1 QP [0-9]+: peer $(topo_ip 2):${rq:-x} from its address vector" "$work/rd.log"
+tap_ok $? "host 1's QP took its peer $(topo_ip 2):$rq from its address vector" ||
+	tap_diag "$(grep -E 'rxe1 QP|address vector' "$work/rd.log" | tail -5)"
 tap_cmp "$(flow "$work/f3.json" pacing_ackreq)" -gt 0 "at the rate floor pacing asked for ACKs (flow pacing_ackreq)"
 tap_cmp "$(s 1 pacing_ackreq)" -ge "$(flow "$work/f3.json" pacing_ackreq)" "... counted for veth1 too (pacing_ackreq $(s 1 pacing_ackreq))"
 tap_cmp "$(s 1 malformed)" -eq 0 "... every AckReq set and its ICRC mended (no malformed)"

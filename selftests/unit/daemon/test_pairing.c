@@ -3,8 +3,9 @@
  * Unit tests of roceccd's QP pairing (daemon/roceccd/pairing.c): which
  * peer each QP of the table gets from flowmon's flows, fed as fixtures
  * (key, local QPN, packets each way, latest packet) in every order the
- * flow map's hash may walk them. The testbed's case: rocegen's QPs are
- * QPN 17 on every rxe device of the one namespace, toward QPN 17.
+ * flow map's hash may walk them, and that a peer from the QP's address
+ * vector (rd_pair_av()) outranks them all. The testbed's case: rocegen's
+ * QPs are QPN 17 on every rxe device of the one namespace, toward QPN 17.
  */
 #include <arpa/inet.h>
 #include <string.h>
@@ -280,11 +281,80 @@ static void test_receiver(void)
 		   "... nor replace the peer it has");
 }
 
+/* veth1's QP 17 given host 2 by its address vector (the learner) */
+static void by_av(void)
+{
+	uint8_t a[16];
+
+	table(2, two_hosts);
+	addr("::ffff:10.0.0.2", a);
+	rd_pair_av(&qps[0], a);
+}
+
+/* veth1's QP 17 first seen while the learner watched, no AV (yet) */
+static void due(void)
+{
+	table(2, two_hosts);
+	qps[0].av_due = true;
+}
+
+/*
+ * t_incast's flood on the BPF engine: host 4 floods CNPs for the senders'
+ * QPNs from the QPs' first packets on (before the daemon saw any of
+ * theirs, all it has is the spoofer's flow). With the peer from the QP's
+ * address vector, neither that flow nor a later one of our own changes
+ * it; a QP the learner saw set up takes no peer from a flow that only
+ * received, only from our packets.
+ */
+static void test_av(void)
+{
+	static const struct fx spoof[] = {
+		{ "::ffff:10.0.0.4", 17, VETH1, 17, 0, 3000, 2000 },
+	};
+	static const struct fx mixed[] = {
+		{ "::ffff:10.0.0.4", 17, VETH1, 17, 0, 3000, 2000 },
+		{ "::ffff:10.0.0.3", 17, VETH1, 17, 900, 800, 5000 },
+		{ "::ffff:10.0.0.2", 17, VETH1, 0, 5, 0, 1000 },
+	};
+	static const struct fx ours[] = {
+		{ "::ffff:10.0.0.4", 17, VETH1, 17, 0, 3000, 2000 },
+		{ "::ffff:10.0.0.2", 17, VETH1, 0, 5, 0, 1000 },
+	};
+	uint8_t a[16];
+	unsigned int gen;
+
+	ALL_ORDERS(fresh, spoof, 0, "::ffff:10.0.0.4", 1,
+		   "without an address vector, the spoofer's lone flow names the peer (the fallback's risk)");
+	ALL_ORDERS(by_av, spoof, 0, "::ffff:10.0.0.2", 0,
+		   "with it, the spoofer's CNPs from the QP's first packet on leave host 2 its peer");
+	ALL_ORDERS(by_av, mixed, 0, "::ffff:10.0.0.2", 0,
+		   "... nor does a flow of ours to another host (an earlier QP's) change it");
+	ALL_ORDERS(due, spoof, 0, "none", 0,
+		   "a QP the learner saw set up takes no peer from a flow that only received");
+	ALL_ORDERS(due, ours, 0, "::ffff:10.0.0.2", 1,
+		   "... but, its address vector missed, from a flow of our packets");
+	fresh();
+	round_of(spoof, (const unsigned int[]){ 0 }, 1);
+	gen = qps[0].peer_gen;
+	addr("::ffff:10.0.0.2", a);
+	rd_pair_av(&qps[0], a);
+	tap_ok(qps[0].peer_av && qps[0].peer_gen == gen + 1 &&
+	       !memcmp(qps[0].peer, a, 16),
+	       "the address vector replaces a peer the flows gave (dp_qps is written again)");
+	rd_pair_av(&qps[0], a);
+	tap_ok(qps[0].peer_gen == gen + 1, "... once: the same again changes nothing");
+	round_of(spoof, (const unsigned int[]){ 0 }, 1);
+	tap_is_str(peer_of(&qps[0], (char[INET6_ADDRSTRLEN]){ 0 },
+			   INET6_ADDRSTRLEN), "::ffff:10.0.0.2",
+		   "... and the next round's flows do not take it back");
+}
+
 int main(void)
 {
 	test_plain();
 	test_spoofed();
 	test_reused();
 	test_receiver();
+	test_av();
 	return tap_done();
 }
