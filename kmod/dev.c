@@ -109,6 +109,17 @@ static void rocecc_dev_free_rcu(struct rcu_head *head)
 	rocecc_dev_free(container_of(head, struct rocecc_dev, rcu));
 }
 
+/*
+ * Drop a reference to @rdev (struct rocecc_dev: the table's, and a
+ * detach's while it waits unlocked); the last one frees it after a grace
+ * period, for the datapath's RCU readers.
+ */
+static void rocecc_dev_put(struct rocecc_dev *rdev)
+{
+	if (refcount_dec_and_test(&rdev->ref))
+		call_rcu(&rdev->rcu, rocecc_dev_free_rcu);
+}
+
 static bool rocecc_name_ok(const char *name)
 {
 	/* "default" is the sysctl directory of the default set. */
@@ -169,6 +180,7 @@ static struct rocecc_dev *rocecc_dev_alloc(const struct net_device *netdev)
 	if (!rdev)
 		return NULL;
 	rdev->ifindex = netdev->ifindex;
+	refcount_set(&rdev->ref, 1);		/* the table's */
 	strscpy(rdev->name, netdev->name, sizeof(rdev->name));
 
 	/* Per-CPU counters: see struct rocecc_pcpu_ctrs. */
@@ -306,8 +318,8 @@ static void rocecc_dev_unlink(struct rocecc_dev *rdev,
 
 /*
  * Remove the sysctl directory (waits for running handlers, which may be
- * waiting for rocecc_lock: the caller must not hold it) and free @rdev
- * after a grace period.
+ * waiting for rocecc_lock: the caller must not hold it) and drop the
+ * table's reference to @rdev.
  */
 static void rocecc_dev_release(struct rocecc_dev *rdev)
 {
@@ -315,27 +327,56 @@ static void rocecc_dev_release(struct rocecc_dev *rdev)
 	rocecc_sysctl_unregister(rdev->sysctl_hdr, rdev->sysctl_tbl);
 	rdev->sysctl_hdr = NULL;
 	rdev->sysctl_tbl = NULL;
-	call_rcu(&rdev->rcu, rocecc_dev_free_rcu);
+	rocecc_dev_put(rdev);
 }
 
 int rocecc_dev_detach(u32 ifindex, const char *name,
 		      struct netlink_ext_ack *extack)
 {
 	struct rocecc_dev *rdev;
+	bool gone;
 
-	/* RTNL: the lock order, and the notifier's view of the table. */
-	rtnl_lock();
+	/*
+	 * Stop pacing the device, then wait until what pacing holds in fq
+	 * has left (dp.c, rocecc_dp_dev_drain()): up to pacing_max_delay_us,
+	 * so without any lock, or every netlink and netdev operation of the
+	 * host would wait too. rocecc_lock: the table. The reference keeps
+	 * @rdev from being freed meanwhile.
+	 */
 	mutex_lock(&rocecc_lock);
 	rdev = rocecc_dev_find(ifindex, name, extack);
 	if (rdev) {
 		rocecc_dp_dev_drain(rdev);
-		rocecc_dev_unlink(rdev, ROCECC_DETACH_REQUEST);
+		refcount_inc(&rdev->ref);
 	}
 	mutex_unlock(&rocecc_lock);
-	if (rdev)
+	if (!rdev)
+		return -ENODEV;
+	rocecc_dp_drain_wait(rdev);
+
+	/*
+	 * RTNL: the lock order, and the notifier's view of the table;
+	 * rocecc_lock: the table. Meanwhile the device may have left:
+	 * unregistered (the notifier detaches it at once, see there) or
+	 * detached by a concurrent request. Otherwise it is still attached
+	 * as this object (attach refuses an attached ifindex) and still
+	 * draining (nothing clears it).
+	 */
+	rtnl_lock();
+	mutex_lock(&rocecc_lock);
+	gone = rdev->dead;
+	if (!gone)
+		rocecc_dev_unlink(rdev, ROCECC_DETACH_REQUEST);
+	mutex_unlock(&rocecc_lock);
+	if (!gone)
 		rocecc_dev_release(rdev);
 	rtnl_unlock();
-	return rdev ? 0 : -ENODEV;
+	rocecc_dev_put(rdev);
+	if (gone) {
+		NL_SET_ERR_MSG_MOD(extack, "device was detached meanwhile");
+		return -ENODEV;
+	}
+	return 0;
 }
 
 /*
@@ -403,6 +444,15 @@ static int rocecc_netdev_event(struct notifier_block *nb, unsigned long event,
 		return NOTIFY_DONE;
 	}
 
+	/*
+	 * Unregistration detaches at once, also a device that a detach is
+	 * draining (that detach then finds it dead): nothing pacing held is
+	 * left to overtake. The device was closed and its qdisc destroyed,
+	 * with the packets fq held, before this notifier runs
+	 * (unregister_netdevice_many(): dev_close_many(), dev_shutdown(),
+	 * then NETDEV_UNREGISTER), and nothing can be sent on it any more;
+	 * the QPs recover those packets as any other loss.
+	 */
 	mutex_lock(&rocecc_lock);
 	rocecc_dev_unlink(rdev, ROCECC_DETACH_GONE);
 	mutex_unlock(&rocecc_lock);
@@ -420,25 +470,36 @@ int rocecc_dev_init(void)
 }
 
 /*
- * Module unload, after the genetlink family is gone (no new attach can
- * come): detach everything without events, then stop listening. The
- * notifier is removed last so that no device can be unregistered unseen
- * while it is still attached.
+ * Module unload, after the genetlink family is gone (no new attach or
+ * detach can come): detach everything without events, then stop
+ * listening. The notifier is removed last so that no device can be
+ * unregistered unseen while it is still attached.
  */
 void rocecc_dev_exit(void)
 {
 	struct rocecc_dev *rdev;
 	unsigned long idx;
 
+	/*
+	 * As detach does: stop pacing every device, then wait without a
+	 * lock (once, for all) until what pacing holds has left. The hooks
+	 * still run meanwhile. rocecc_lock: the table. A device unregistered
+	 * meanwhile is detached by the notifier (see there).
+	 */
+	mutex_lock(&rocecc_lock);
+	xa_for_each(&rocecc_devs, idx, rdev)
+		rocecc_dp_dev_drain(rdev);
+	mutex_unlock(&rocecc_lock);
+	rocecc_dp_drain_wait(NULL);
+
+	/* RTNL: the lock order, and the notifier's view of the table. */
 	rtnl_lock();
 	for (;;) {
 		idx = 0;
 		mutex_lock(&rocecc_lock);
 		rdev = xa_find(&rocecc_devs, &idx, ULONG_MAX, XA_PRESENT);
-		if (rdev) {
-			rocecc_dp_dev_drain(rdev);
+		if (rdev)
 			rocecc_dev_unlink(rdev, ROCECC_DETACH_UNLOAD);
-		}
 		mutex_unlock(&rocecc_lock);
 		if (!rdev)
 			break;

@@ -305,25 +305,46 @@ int rocecc_dp_dev_attach(struct rocecc_dev *rdev, struct net_device *netdev,
 }
 
 /*
- * Detach on request or at unload, before the device is unpublished (under
- * RTNL and rocecc_lock): let what pacing holds in fq leave first.
- * Unpublished, the device's packets leave at once and would overtake
- * their QP's packets still held, a PSN gap for the responder
- * (rocecc/pacing.h, "When pacing stops"). So the hook stops pacing the
- * device (draining: each packet leaves with the last one its flow held,
- * rp.c), and once the hooks that paced have returned, this waits until
- * the latest departure given has passed: at most pacing_max_delay_us, in
- * practice the QP's budget or less (tens of ms). A device that goes away
- * takes its qdisc along, with what it held: no wait then.
+ * Detach on request or at unload lets what pacing holds in fq leave
+ * before the device is unpublished. Unpublished, the device's packets
+ * leave at once and would overtake their QP's packets still held, a PSN
+ * gap for the responder (rocecc/pacing.h, "When pacing stops").
+ *
+ * First, under rocecc_lock, this stops pacing the device (draining: each
+ * packet leaves with the last one its flow held, rp.c); nothing clears
+ * it, the device is then unpublished.
  */
 void rocecc_dp_dev_drain(struct rocecc_dev *rdev)
 {
+	lockdep_assert_held(&rocecc_lock);
+	WRITE_ONCE(rdev->dp.draining, true);
+}
+
+/*
+ * Then, once the hooks that paced @rdev (NULL: every device, all
+ * draining at unload) have returned (an RCU grace period: they run
+ * under rcu_read_lock()), wait until the latest departure
+ * given has passed: at most pacing_max_delay_us (up to 10 s), in practice
+ * the QP's budget or less (tens of ms). With no lock held: RTNL or
+ * rocecc_lock would stop every netdev and rocecc operation meanwhile.
+ * The caller keeps @rdev alive (a reference); a device unregistered
+ * meanwhile took its qdisc along, with what it held, and has no flows
+ * left: no wait then.
+ */
+void rocecc_dp_drain_wait(const struct rocecc_dev *rdev)
+{
 	u64 last, now, us;
 
+	might_sleep();
+	lockdep_assert_not_held(&rocecc_lock);
 	if (!rocecc_dp_up)
 		return;
-	WRITE_ONCE(rdev->dp.draining, true);
-	synchronize_net();
+	/*
+	 * Expedited, as synchronize_net() is under RTNL, where this ran
+	 * before: a normal grace period made every detach tens of ms
+	 * longer on a slow guest.
+	 */
+	synchronize_rcu_expedited();
 	last = rocecc_flow_last_depart(rdev);
 	now = rocecc_now();
 	if (last <= now)

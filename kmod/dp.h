@@ -313,6 +313,7 @@ void rocecc_dp_exit(void);
 int rocecc_dp_dev_attach(struct rocecc_dev *rdev, struct net_device *netdev,
 			 struct netlink_ext_ack *extack);
 void rocecc_dp_dev_drain(struct rocecc_dev *rdev);
+void rocecc_dp_drain_wait(const struct rocecc_dev *rdev);
 void rocecc_dp_dev_detach(struct rocecc_dev *rdev);
 
 /* ktime_get_ns(): CLOCK_MONOTONIC, the clock fq compares departure times to. */

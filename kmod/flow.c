@@ -317,8 +317,9 @@ void rocecc_flow_flush(const struct rocecc_dev *owner, bool all)
 }
 
 /*
- * The latest departure pacing gave a packet of @owner's flows (0 if none):
- * until then fq may hold one (rocecc_dp_dev_drain()).
+ * The latest departure pacing gave a packet of @owner's flows, or of any
+ * flow (@owner NULL), 0 if none: until then fq may hold one
+ * (rocecc_dp_drain_wait()). @owner is only compared, never dereferenced.
  */
 u64 rocecc_flow_last_depart(const struct rocecc_dev *owner)
 {
@@ -329,7 +330,7 @@ u64 rocecc_flow_last_depart(const struct rocecc_dev *owner)
 	rcu_read_lock();
 	for (b = 0; b <= rocecc_flow_mask; b++)
 		hlist_for_each_entry_rcu(f, &rocecc_flow_tbl[b], node) {
-			if (f->owner != owner)
+			if (owner && f->owner != owner)
 				continue;
 			spin_lock_bh(&f->lock);
 			if (f->pace.last_depart > last)

@@ -40,6 +40,11 @@
  * writer. Detached devices are unpublished first and freed after a grace
  * period (call_rcu), so a pointer found under rcu_read_lock() stays valid
  * until rcu_read_unlock().
+ *
+ * Detach (and unload) never waits with a lock held: it stops pacing the
+ * device under rocecc_lock, waits for what fq holds without locks (a
+ * reference keeps the object), then unpublishes it under RTNL and
+ * rocecc_lock if nothing else detached it meanwhile.
  */
 #ifndef _ROCECC_KMOD_H
 #define _ROCECC_KMOD_H
@@ -48,6 +53,7 @@
 #include <linux/netdevice.h>
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
+#include <linux/refcount.h>
 #include <linux/u64_stats_sync.h>
 #include <linux/xarray.h>
 #include <rocecc/params.h>
@@ -114,8 +120,10 @@ struct rocecc_pset {
 
 /*
  * An attached device. Allocated by attach (kzalloc, one per device), freed
- * by call_rcu() after it has been unpublished and its sysctl table
- * unregistered.
+ * by call_rcu() after it has been unpublished, its sysctl table
+ * unregistered and its last reference dropped: the table holds one while
+ * it is attached, a detach one while it waits without locks for what
+ * pacing holds (dev.c).
  */
 struct rocecc_dev {
 	/* Read by the datapath under RCU. */
@@ -135,6 +143,7 @@ struct rocecc_dev {
 	netdevice_tracker		dev_tracker;
 	char				name[IFNAMSIZ];	/* sysctl directory name */
 	bool				dead;		/* detached */
+	refcount_t			ref;
 	struct ctl_table_header		*sysctl_hdr;
 	struct ctl_table		*sysctl_tbl;
 	struct rcu_head			rcu;

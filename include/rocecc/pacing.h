@@ -39,21 +39,21 @@
  *
  * When pacing stops
  * -----------------
- * fq sends a packet without a departure time at once, and a flow's packets
- * in departure order, not in the order they came: a packet that is no
- * longer paced would overtake the QP's packets still held, and the
- * responder NAKs the gap (PSN sequence error) and drops everything up to
- * the held ones. Go-back-N retransmissions interleaved with the held
- * originals and their late ACKs and NAKs are what rxe's requester handles
- * worst: on 6.1, detaching a device under traffic this way ended QPs
- * with NAK invalid request (t_genl_fuzz.t: 1 random seed in 3). So a
- * flow that stops being paced while it holds packets (its device is being
- * detached, pacing went off) has each packet leave with the last one it
- * held
- * (rocecc_pace_unpaced(); fq keeps equal departure times in the order
- * they came), and a caller that forgets the flow (detach) first waits
- * until that departure has passed: only then can a packet leave at `now`
- * without overtaking.
+ * fq sends a packet without a departure time at once, and a flow's
+ * packets in departure order, not in the order they came. A packet of a
+ * flow that is no longer paced (its device is being detached, or its
+ * qdisc stopped pacing) would thus overtake the packets of its QP still
+ * held: the responder NAKs the PSN gap and drops everything up to the
+ * held ones, and the go-back-N retransmissions then interleave with the
+ * late originals and their ACKs and NAKs, which rxe's requester does not
+ * always survive (a QP can end with NAK invalid request).
+ *
+ * The rule: a packet of a flow that is no longer paced leaves with the
+ * last packet its flow held, or at `now` if that one has left
+ * (rocecc_pace_unpaced(); fq keeps equal departure times in the order the
+ * packets came). A caller that forgets the flow (detach) first waits
+ * until that departure has passed; from then on a packet leaving at `now`
+ * overtakes nothing.
  *
  * Asking for ACKs
  * ---------------

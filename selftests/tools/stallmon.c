@@ -5,19 +5,25 @@
  *
  *   stallmon [-t MS] [-i US] [-p MS] [FILE...]
  *
- * Two threads per online CPU, pinned to it, one SCHED_FIFO when allowed,
- * one of the default policy (what ksoftirqd and ordinary processes get),
- * sleep -i (1000) us at a time on CLOCK_MONOTONIC; a wake-up more than -t
- * (20) ms after the previous one is a stall of that CPU:
- *   stall CPU START_MS GAP_MS       (the SCHED_FIFO thread's)
- *   ostall CPU START_MS GAP_MS      (the other's)
- * (START_MS: the previous wake-up, CLOCK_MONOTONIC ms). Every -p (5) ms
- * the main thread reads each FILE (a counter: sysfs, one number) and, when
- * it changed since the last read:
+ * Two threads per online CPU, pinned to it, one SCHED_FIFO (priority 50)
+ * when allowed, one of the default policy (what ksoftirqd and ordinary
+ * processes get), sleep -i (1000) us at a time on CLOCK_MONOTONIC; a
+ * wake-up more than -t (20) ms after the previous one is a stall of that
+ * CPU:
+ *   stall CPU START_MS GAP_MS       (a SCHED_FIFO thread's)
+ *   ostall CPU START_MS GAP_MS      (a default-policy thread's)
+ * (START_MS: the previous wake-up, CLOCK_MONOTONIC ms). Where SCHED_FIFO
+ * is refused (no CAP_SYS_NICE, RLIMIT_RTPRIO 0), stderr says so once and
+ * both threads of a CPU run the default policy: there are no "stall"
+ * lines then. Every -p (5) ms the main thread reads each FILE (a counter:
+ * sysfs, one number) and, when it changed since the last read:
  *   ctr FILE T_MS OLD NEW
- * First "start T_MS", and on SIGTERM or SIGINT "end T_MS", then per CPU:
+ * First, once every thread runs, one line per thread, then "start T_MS":
+ *   thread CPU fifo|other
+ * and on SIGTERM or SIGINT "end T_MS", then per thread:
  *   cpu CPU fifo|other WAKEUPS MAX_GAP_MS
- * Lines are written whole, at once, to stdout (line-buffered).
+ * Lines are written whole, at once, to stdout (line-buffered). Bad
+ * arguments: exit status 2, stderr names the argument.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,7 +42,7 @@
 struct cpu_mon {
 	pthread_t th;
 	int cpu;
-	int fifo;		/* SCHED_FIFO, or the default policy */
+	int fifo;		/* SCHED_FIFO (if refused: cleared), or not */
 	unsigned long wakeups;
 	long long max_gap_ns;
 };
@@ -45,6 +51,8 @@ static volatile sig_atomic_t stop;
 static long long thresh_ns = 20000000LL;
 static long interval_ns = 1000000L;
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
+static int fifo_refused;	/* under out_lock: said once on stderr */
+static pthread_barrier_t ready;	/* every thread pinned, its policy set */
 
 static long long now_ns(void)
 {
@@ -71,8 +79,19 @@ static void *cpu_loop(void *arg)
 	CPU_ZERO(&set);
 	CPU_SET(m->cpu, &set);
 	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
-	if (m->fifo)
-		pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (m->fifo) {
+		int err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+
+		if (err) {
+			m->fifo = 0;
+			pthread_mutex_lock(&out_lock);
+			if (!fifo_refused++)
+				fprintf(stderr, "stallmon: SCHED_FIFO refused (%s): every thread runs the default policy, stalls print as ostall\n",
+					strerror(err));
+			pthread_mutex_unlock(&out_lock);
+		}
+	}
+	pthread_barrier_wait(&ready);
 	prev = now_ns();
 	while (!stop) {
 		nanosleep(&d, NULL);
@@ -110,6 +129,26 @@ static int read_ctr(const char *path, long long *v)
 	return 0;
 }
 
+/*
+ * The value of option -@opt, @arg: an integer from @min to @max (@unit),
+ * or exit 2 with a message that names the option and the value.
+ */
+static long long arg_num(int opt, const char *arg, long long min,
+			 long long max, const char *unit)
+{
+	long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || v < min || v > max) {
+		fprintf(stderr, "stallmon: -%c '%s': want %lld to %lld (%s)\n",
+			opt, arg, min, max, unit);
+		exit(2);
+	}
+	return v;
+}
+
 int main(int argc, char **argv)
 {
 	static struct cpu_mon mon[STALLMON_MAX_CPUS];
@@ -123,13 +162,14 @@ int main(int argc, char **argv)
 	while ((c = getopt(argc, argv, "t:i:p:")) != -1) {
 		switch (c) {
 		case 't':
-			thresh_ns = atoll(optarg) * 1000000LL;
+			thresh_ns = arg_num(c, optarg, 1, 3600000, "ms") *
+				    1000000LL;
 			break;
 		case 'i':
-			interval_ns = atol(optarg) * 1000L;
+			interval_ns = arg_num(c, optarg, 1, 999999, "us") * 1000L;
 			break;
 		case 'p':
-			poll_ms = atol(optarg);
+			poll_ms = arg_num(c, optarg, 1, 3600000, "ms");
 			break;
 		default:
 			fprintf(stderr, "usage: stallmon [-t MS] [-i US] [-p MS] [FILE...]\n");
@@ -137,9 +177,10 @@ int main(int argc, char **argv)
 		}
 	}
 	nf = argc - optind;
-	if (nf > STALLMON_MAX_FILES || interval_ns <= 0 ||
-	    interval_ns >= 1000000000L || poll_ms <= 0 || thresh_ns <= 0) {
-		fprintf(stderr, "stallmon: bad arguments\n");
+	if (nf > STALLMON_MAX_FILES) {
+		fprintf(stderr, "stallmon: %d FILEs ('%s' and on): at most %d\n",
+			nf, argv[optind + STALLMON_MAX_FILES],
+			STALLMON_MAX_FILES);
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -160,15 +201,25 @@ int main(int argc, char **argv)
 		for (c = 0; c < 2 && ncpu < STALLMON_MAX_CPUS; c++) {
 			mon[ncpu].cpu = i;
 			mon[ncpu].fifo = !c;
-			errno = pthread_create(&mon[ncpu].th, NULL, cpu_loop,
-					       &mon[ncpu]);
-			if (errno) {
-				perror("stallmon: pthread_create");
-				return 1;
-			}
 			ncpu++;
 		}
 	}
+	errno = pthread_barrier_init(&ready, NULL, ncpu + 1);
+	if (errno) {
+		perror("stallmon: pthread_barrier_init");
+		return 1;
+	}
+	for (i = 0; i < ncpu; i++) {
+		errno = pthread_create(&mon[i].th, NULL, cpu_loop, &mon[i]);
+		if (errno) {
+			perror("stallmon: pthread_create");
+			return 1;
+		}
+	}
+	pthread_barrier_wait(&ready);
+	for (i = 0; i < ncpu; i++)
+		printf("thread %d %s\n", mon[i].cpu,
+		       mon[i].fifo ? "fifo" : "other");
 	printf("start %.3f\n", now_ns() / 1e6);
 	pd.tv_sec = poll_ms / 1000;
 	pd.tv_nsec = (poll_ms % 1000) * 1000000L;

@@ -28,7 +28,11 @@
 #    capped and nothing times out; (module) without asking
 #    (pacing_ack_req=0) the cap binds instead and the flow runs faster than
 #    its rate; with neither (pacing_budget_pct=1000) the same run times
-#    out.
+#    out;
+#  - the engine leaves veth1 (the module: rocecc dev detach; BPF: roceccd
+#    stops) while a QP is paced: every message completes, no packet
+#    overtakes the ones fq still held (no out_of_seq_request on the
+#    receiver, no sequence error NAK), no duplicates beyond TCG's retries.
 # rxe under TCG retransmits now and then by itself (a vCPU descheduled for
 # longer than the 67 ms ACK timeout); retries are printed, and at most
 # $ROCECC_DP_RETRY_MAX (2) per run are tolerated where none are expected.
@@ -58,6 +62,16 @@ if [ "$DP_ENGINE" = module ]; then
 	tap_run "fq on veth1 and veth2" dp_fq 1 2
 	tap_run "attach veth1 and veth2" dp_attach 1 2
 else
+	# A clsact qdisc that is not roceccd's, so that stopping roceccd
+	# ("the engine leaves veth1 while a QP is paced" below) does not
+	# delete it: deleting (or adding) a clsact qdisc on an up device
+	# deactivates the device (qdisc_graft(): dev_deactivate()), which
+	# empties its root fq, and the packets queued there are lost (the
+	# section's first runs lost 10 in a row that way, and the responder
+	# NAKed the gap). That loss is roceccd's clsact handling, not the
+	# drain the section asserts.
+	tap_run "clsact on veth1 and veth2 (not roceccd's)" \
+		eval 'tc qdisc add dev veth1 clsact && tc qdisc add dev veth2 clsact'
 	# roceccd ([module] fq = no) refuses, logs why and tries every poll
 	DP_ATTACH_NOWAIT=1 dp_attach 1 2 || tap_bail "roceccd did not start"
 	for _ in $(seq 50); do
@@ -366,6 +380,56 @@ if dp_module_only "capping and neither: pacing_ack_req=0, pacing_budget_pct=1000
 	tap_diag "neither: goodput $mbit Mb/s, retries $retry, duplicates $dups, errors $errs, pacing_capped $(flow pacing_capped)"
 	tap_cmp "$retry" -gt "$((on_retry + 3))" "without budget or asking the same run times out ($retry retries vs $on_retry)"
 fi
+
+# --- detach while a QP is paced ---------------------------------------------------
+
+# The engine leaves veth1 while rocegen's QP is paced at 10 Mb/s with 16
+# messages outstanding, so that fq holds up to a budget of its packets:
+# the module by rocecc dev detach veth1, the BPF engine by stopping
+# roceccd (its unhook of veth1 and veth2). From then on rxe's packets are
+# no longer paced; had they left at once, they would overtake the held
+# ones (pacing.h, "When pacing stops"): the responder counts those as
+# out_of_seq_request and NAKs them (rcvd_seq_err on the requester), the
+# go-back-N retransmissions are duplicate_request. Detach drains first,
+# so the run sees none of that: every message completes, no sequence
+# error; duplicates only if TCG's noise made rxe retry.
+tap_diag "[${SECONDS} s] the engine leaves veth1 while a QP is paced at 10 Mb/s"
+"$R" param set dev veth1 rp_max_rate 10
+port=$((port + 1))
+topo_rxe_counters >"$work/b"
+dp_rg_server rxe2 "$port" 1 || tap_bail "no rocegen server"
+DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 "$port" "$work/cd.json" --size 16K --duration 3s >"$work/cd.out" 2>&1 &
+cli=$!
+_topo_sleep 1.5
+dp_flow_json veth1 >"$work/flow.json"
+t0=$(date +%s%N)
+if [ "$DP_ENGINE" = module ]; then
+	"$R" dev detach veth1
+else
+	rd_stop
+fi
+st=$? t1=$(date +%s%N)
+wait "$cli"
+wait "$DP_SRV_PID"
+topo_rxe_counters >"$work/a"
+read -r msgs posted errs held < <(jq -rn --slurpfile c "$work/cd.json" --slurpfile f "$work/flow.json" \
+	'$c[0] as $r | $r.qps[0].local_qpn as $q |
+	"\($r.total.messages) \([$r.qps[].posted] | add) \($r.total.errors) \([($f[0] // [])[] | select(.lqpn == $q)] | last | .pacing_delayed // 0)"')
+oos=$(topo_delta "$work/b" "$work/a" rxe2.out_of_seq_request)
+dups=$(topo_delta "$work/b" "$work/a" rxe2.duplicate_request)
+seqerr=$(topo_delta "$work/b" "$work/a" rxe1.rcvd_seq_err)
+retry=$(topo_delta "$work/b" "$work/a" rxe1.completer_retry_err)
+tap_diag "detach took $(( (t1 - t0) / 1000000 )) ms (status $st); rocegen: ${msgs:-?} of ${posted:-?} messages, errors ${errs:-?}; before it the QP's flow had ${held:-?} packets paced; rxe2 out_of_seq_request $oos, duplicate_request $dups; rxe1 rcvd_seq_err $seqerr, retries $retry"
+tap_cmp "$st" -eq 0 "the engine left veth1 during the run"
+tap_cmp "${held:-0}" -gt 0 "... while its QP was being paced"
+tap_cmp "${msgs:-0}" -gt 0 "... rocegen completed messages"
+tap_cmp "${msgs:-0}" -eq "${posted:--1}" "... every one it posted"
+tap_cmp "${errs:-1}" -eq 0 "... with no completion errors" || tap_diag "$(dp_rg_why "$work/cd.json" "$work/cd.out")"
+tap_cmp "$oos" -eq 0 "... no packet overtook the held ones: no out_of_seq_request on rxe2"
+tap_cmp "$seqerr" -eq 0 "... no sequence error NAK for rxe1"
+tap_cmp "$retry" -le "$retry_max" "... retries $retry (TCG noise allowance $retry_max)"
+[ "$dups" -eq 0 ] || [ "$retry" -gt 0 ]
+tap_ok $? "... duplicate requests only after a retry ($dups duplicates, $retry retries)"
 
 # --- unload ------------------------------------------------------------------------
 

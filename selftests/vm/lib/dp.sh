@@ -211,7 +211,10 @@ dp_unload() {
 			! dmesg | grep -q "rocecc: datapath leak"
 		return
 	fi
-	rd_stop || { echo "roceccd exited $?" >&2; return 1; }
+	# (a test may have stopped roceccd itself)
+	if [ -n "$RD_PID" ]; then
+		rd_stop || { echo "roceccd exited $?" >&2; return 1; }
+	fi
 	for d in $DP_BPF_DEVS; do
 		if tc filter show dev "$d" ingress | grep -q dcqcn_ ||
 			tc filter show dev "$d" egress | grep -q dcqcn_; then
