@@ -172,6 +172,17 @@ void rd_bpf_sync(struct rd *rd, struct rd_netdev *nd)
 			 "engine", json_object_new_string("bpf"), NULL);
 }
 
+/* Does the BPF engine drive any netdev? */
+static bool rd_bpf_any(const struct rd *rd)
+{
+	size_t i;
+
+	for (i = 0; i < rd->nnds; i++)
+		if (rd->nds[i].bpf_attached)
+			return true;
+	return false;
+}
+
 void rd_bpf_release(struct rd *rd, struct rd_netdev *nd, bool stopping)
 {
 	int e;
@@ -193,6 +204,12 @@ void rd_bpf_release(struct rd *rd, struct rd_netdev *nd, bool stopping)
 	if (!stopping)
 		rd_event(rd, "datapath_detached", "netdev", rd_json_str(nd->name),
 			 "engine", json_object_new_string("bpf"), NULL);
+	if (!stopping && !rd_bpf_any(rd) && bpf_dp_learning(rd->bdp)) {
+		/* the engine off for good: its learner too, pins and all */
+		bpf_dp_unlearn(rd->bdp);
+		rd->bdp_learn_rounds = 0;
+		rd_log(LOG_INFO_, "BPF datapath: QP learner detached");
+	}
 }
 
 /* Is @ifindex driven by the BPF engine of this daemon? */
@@ -228,15 +245,17 @@ static void rd_bpf_qps_prune(struct rd *rd)
 
 /*
  * The QP timeout learner, loaded once rdma_rxe is (tried every round
- * until then); a failure other than rxe's absence is logged, and not
- * tried again.
+ * until then) and a netdev is the engine's; a failure other than rxe's
+ * absence is logged, and not tried again. Pinned, it outlives the
+ * daemon: a restarted one adopts it (and its map, with the peers of the
+ * QPs set up before, or while no daemon ran) before its first pairing.
  */
 static void rd_bpf_learn_timeouts(struct rd *rd)
 {
 	char err[256];
 	int e;
 
-	if (rd->bdp_tmo_logged)
+	if (rd->bdp_tmo_logged || bpf_dp_learning(rd->bdp) || !rd_bpf_any(rd))
 		return;		/* failed for good: not every round again */
 	e = bpf_dp_learn_timeouts(rd->bdp, err, sizeof(err));
 	if (e && e != -ENOENT && !rd->bdp_tmo_logged) {
@@ -244,6 +263,13 @@ static void rd_bpf_learn_timeouts(struct rd *rd)
 		       err);
 		rd->bdp_tmo_logged = true;
 	}
+	if (e)
+		return;
+	if (err[0])
+		rd_log(LOG_WARN_, "BPF datapath: %s", err);
+	rd_log(LOG_INFO_, "BPF datapath: QP learner %s", rd->pinned[0] ?
+	       bpf_dp_learner_adopted(rd->bdp) ? "adopted from the pins" :
+	       "attached and pinned" : "attached");
 }
 
 /*
@@ -268,7 +294,11 @@ void rd_bpf_peers(struct rd *rd)
 	char peer[64];
 	size_t i;
 
-	if (!rd->bdp || !bpf_dp_learning(rd->bdp))
+	if (!rd->bdp)
+		return;
+	/* before the first pairing: a pinned learner's peers outrank it */
+	rd_bpf_learn_timeouts(rd);
+	if (!bpf_dp_learning(rd->bdp))
 		return;
 	for (i = 0; i < rd->nqps; i++) {
 		struct rd_qp *q = &rd->qps[i];
