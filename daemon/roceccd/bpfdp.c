@@ -30,8 +30,11 @@
  *
  * On exit the filters come off and the netdevs' dp_devs entries go (the
  * CLI and rocecc.ko's users see nothing attached), the flows, QPs and
- * counters stay pinned for the next start; a netdev that leaves the
- * configuration or vanishes is detached whole.
+ * counters stay pinned for the next start, and so does the learner, which
+ * goes on writing dp_qps meanwhile; the next start adopts it before its
+ * first pairing. A netdev that leaves the configuration or vanishes is
+ * detached whole; the last one takes the learner with it (unpinned), as
+ * does a start with --datapath none.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -161,6 +164,7 @@ void rd_bpf_sync(struct rd *rd, struct rd_netdev *nd)
 		return;
 	}
 	nd->bpf_attached = true;
+	rd->bdp_unlearnt = false;
 	nd->bpf_gen = rd->conf_gen;
 	rd_log(LOG_INFO_, "%s: BPF datapath %s: profile %s, %u parameters set",
 	       nd->name, fresh ? "attached" : "configured",
@@ -208,6 +212,7 @@ void rd_bpf_release(struct rd *rd, struct rd_netdev *nd, bool stopping)
 		/* the engine off for good: its learner too, pins and all */
 		bpf_dp_unlearn(rd->bdp);
 		rd->bdp_learn_rounds = 0;
+		rd->bdp_unlearnt = true;
 		rd_log(LOG_INFO_, "BPF datapath: QP learner detached");
 	}
 }
@@ -245,17 +250,19 @@ static void rd_bpf_qps_prune(struct rd *rd)
 
 /*
  * The QP timeout learner, loaded once rdma_rxe is (tried every round
- * until then) and a netdev is the engine's; a failure other than rxe's
- * absence is logged, and not tried again. Pinned, it outlives the
- * daemon: a restarted one adopts it (and its map, with the peers of the
- * QPs set up before, or while no daemon ran) before its first pairing.
+ * until then; not after the engine was off for good, until a netdev is
+ * attached again); a failure other than rxe's absence is logged, and not
+ * tried again. Pinned, it outlives the daemon: a restarted one adopts it
+ * (and its map, with the peers of the QPs set up before, or while no
+ * daemon ran) before its first pairing, and before its first prune of
+ * dp_qps, which keeps the entries the learner has.
  */
 static void rd_bpf_learn_timeouts(struct rd *rd)
 {
 	char err[256];
 	int e;
 
-	if (rd->bdp_tmo_logged || bpf_dp_learning(rd->bdp) || !rd_bpf_any(rd))
+	if (rd->bdp_tmo_logged || bpf_dp_learning(rd->bdp) || rd->bdp_unlearnt)
 		return;		/* failed for good: not every round again */
 	e = bpf_dp_learn_timeouts(rd->bdp, err, sizeof(err));
 	if (e && e != -ENOENT && !rd->bdp_tmo_logged) {

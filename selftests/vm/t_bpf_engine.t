@@ -43,7 +43,8 @@
 #  - the QP learner is pinned and outlives roceccd: a QP set up while it
 #    is stopped gets its dp_qps entry (peer from its address vector,
 #    DCQCN_QP_AV) and loses it when destroyed, and the restarted roceccd
-#    adopts the same link (one fexit attached, not two).
+#    adopts the same link (one fexit attached, not two); roceccd
+#    --datapath none unpins and detaches it.
 # Run: scripts/vm --test selftests/vm/t_bpf_engine.t
 
 lib=$(dirname "$0")/lib
@@ -210,6 +211,7 @@ tap_is "$(dp_engines)" "" "roceccd stopped: no netdev driven"
 # --- the QP learner while no roceccd runs ----------------------------------------
 # A QP set up now gets its dp_qps entry (its peer from its address vector,
 # DCQCN_QP_AV) from the pinned learner, and loses it when destroyed.
+t0=$SECONDS
 tap_cmp "${lid:-0}" -gt 0 "the QP learner's fexit link stays pinned with roceccd stopped (link ${lid:-none})"
 ifx1=$(cat /sys/class/net/veth1/ifindex)
 qps_av() {
@@ -231,6 +233,7 @@ wait "$cli" "$srv"
 want=$(jq -r '"\(.qps[0].local_qpn) \(.qps[0].remote_qpn)"' "$work/q.json")
 tap_is "$av" "$want" "a QP set up while roceccd is stopped: its dp_qps entry (DCQCN_QP_AV) from the pinned learner"
 tap_is "$(qps_av)" "" "... gone with the QP"
+tap_diag "the learner while roceccd is stopped: $((SECONDS - t0)) s"
 tap_run "the module takes veth1" "$R" dev attach veth1
 rd_start "$work/rd.log" -c "$work/rd.conf" --datapath bpf -L debug
 rd_wait_ready 2 30 || tap_diag "$(tail "$work/rd.log")"
@@ -254,5 +257,14 @@ tap_ok $? "the restarted roceccd adopted the pinned QP learner" ||
 tap_is "$(lnk)/$(fexits)" "$lid/1" "... the same link, one fexit attached (not two)"
 rd_stop
 tap_cmp $? -eq 0 "roceccd exits 0"
+tap_is "$(lnk)" "$lid" "the QP learner stays pinned after the exit"
 tap_run "the module lets veth1 go and unloads" eval "'$R' dev detach veth1 && rmmod rocecc"
+# the engine off for good: the learner goes with it, pins and link
+t0=$SECONDS
+rd_start "$work/rd.log" -c "$work/rd.conf" --datapath none
+rd_wait_ready 3 30 || tap_diag "$(tail -3 "$work/rd.log")"
+rd_stop
+tap_is "$(ls "$DP_PINS" | grep -c -e qp_attr -e link_qp)/$(fexits)" "0/0" \
+	"roceccd --datapath none unpins and detaches the QP learner"
+tap_diag "roceccd --datapath none, start to exit: $((SECONDS - t0)) s"
 tap_done
