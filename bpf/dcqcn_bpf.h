@@ -98,6 +98,10 @@
 #define DCQCN_PIN_QPS		"dp_qps"
 #define DCQCN_PIN_FLOWS		"dp_flows"
 #define DCQCN_PIN_STATS		"dp_stats"
+/* The QP learner's (qptimeout.bpf.c): its map and its two links */
+#define DCQCN_PIN_QP_ATTR	"dp_qp_attr"
+#define DCQCN_PIN_QP_MODIFY	"link_qp_modify"
+#define DCQCN_PIN_QP_DESTROY	"link_qp_destroy"
 
 /*
  * The clsact filters: their priority on each hook and their handle, by

@@ -51,10 +51,17 @@
  * timeout (rocecc_pace_budget_ns(), the module's arithmetic) and accept
  * the peer's CNPs alone; the daemon reads the peers (they outrank its
  * pairing of the flows), copies the timeouts of QPs whose dp_qps entry
- * it writes, and deletes the entries of QPs gone. A QP modified before
- * this was attached has no entry: it keeps the default budget, and
- * roceccd pairs it with a peer from flowmon's flows as a fallback
- * (daemon/roceccd/pairing.c, which says what that risks).
+ * it writes, and deletes the entries of QPs gone. The map and both links
+ * are pinned next to dcqcn.bpf.c's maps (DCQCN_PIN_QP_*): the learner
+ * goes on while no roceccd runs (QPs set up, reset or destroyed then get
+ * or lose their entries as ever), and a restarted roceccd adopts it, the
+ * same links when they run this code on the same maps (else it replaces
+ * them); it is unpinned, and so detached, only with the engine (its last
+ * netdev detached for good, roceccd --datapath none). A pinned link
+ * holds rdma_rxe (a trampoline on a module's function does).
+ * A QP modified before it was first attached has no entry: it keeps the
+ * default budget, and roceccd pairs it with a peer from flowmon's flows
+ * as a fallback (daemon/roceccd/pairing.c, which says what that risks).
  */
 #include <linux/bpf.h>
 #include <bpf/bpf_helpers.h>

@@ -46,10 +46,22 @@ static const struct {
 	[DP_STATS] = { sizeof(uint32_t), sizeof(struct dcqcn_stats) },
 };
 
+/* The learner's pins: its map, then its links (fexit, fentry) */
+enum { QPT_ATTR, QPT_MODIFY, QPT_DESTROY, N_QPT_PINS };
+
+static const char *const qpt_pins[N_QPT_PINS] = {
+	[QPT_ATTR] = DCQCN_PIN_QP_ATTR,
+	[QPT_MODIFY] = DCQCN_PIN_QP_MODIFY,
+	[QPT_DESTROY] = DCQCN_PIN_QP_DESTROY,
+};
+
 struct bpf_dp {
 	struct dcqcn *skel;	/* NULL: opened from the pins only */
 	int fd[N_PINS];		/* the maps */
 	struct qptimeout *qpt;	/* the QP timeout learner, once loaded */
+	struct bpf_link *qpt_link[2];	/* its links: fexit, fentry */
+	bool qpt_adopted;	/* both pinned by an earlier loader */
+	char pin_dir[256];	/* "": nothing pinned */
 };
 
 static const char *ifname(uint32_t ifindex, char *buf)
@@ -164,6 +176,7 @@ struct bpf_dp *bpf_dp_open(const struct bpf_dp_opts *o, bool *adopted,
 						dp->skel->obj, bpf_dp_pins[i]));
 	if (adopted)
 		*adopted = existed;
+	snprintf(dp->pin_dir, sizeof(dp->pin_dir), "%s", dir);
 	return dp;
 }
 
@@ -215,6 +228,9 @@ void bpf_dp_close(struct bpf_dp *dp)
 
 	if (!dp)
 		return;
+	/* pinned, the learner stays attached */
+	bpf_link__destroy(dp->qpt_link[0]);
+	bpf_link__destroy(dp->qpt_link[1]);
 	qptimeout__destroy(dp->qpt);
 	if (dp->skel) {
 		dcqcn__destroy(dp->skel);
@@ -622,11 +638,159 @@ int bpf_dp_qp_set(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn,
 /* rdma_rxe's module BTF: the learner's target is there once it is loaded */
 #define BPF_DP_RXE_BTF	"/sys/kernel/btf/rdma_rxe"
 
-int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
+static void qpt_path(const char *dir, int pin, char *path, size_t n)
 {
-	struct qptimeout *q;
+	snprintf(path, n, "%s/%s", dir, qpt_pins[pin]);
+}
+
+void bpf_dp_unlearn_pinned(const char *pin_dir)
+{
+	char path[512];
+	int i;
+
+	for (i = 0; i < N_QPT_PINS; i++) {
+		qpt_path(pin_dir, i, path, sizeof(path));
+		unlink(path);
+	}
+}
+
+/* The id of the map or program behind @fd; 0 if none */
+static uint32_t obj_id(int fd, bool map)
+{
+	struct bpf_prog_info pi;
+	struct bpf_map_info mi;
+	uint32_t len;
+
+	memset(&pi, 0, sizeof(pi));
+	memset(&mi, 0, sizeof(mi));
+	if (map) {
+		len = sizeof(mi);
+		return bpf_obj_get_info_by_fd(fd, &mi, &len) ? 0 : mi.id;
+	}
+	len = sizeof(pi);
+	return bpf_obj_get_info_by_fd(fd, &pi, &len) ? 0 : pi.id;
+}
+
+/*
+ * Does pinned link @l run @prog's code (same tag: the instructions, map
+ * references left out) on the maps @prog uses (the learner's map and
+ * dp_qps, the same ids)? A learner of another build, or of maps since
+ * replaced, does not.
+ */
+static bool qpt_same_prog(struct bpf_dp *dp, struct bpf_link *l,
+			  const struct bpf_program *prog)
+{
+	uint32_t ids[8], want[2], len, i, n;
+	struct bpf_link_info li;
+	struct bpf_prog_info a, b;
+	int fd;
+	bool ok;
+
+	memset(&li, 0, sizeof(li));
+	len = sizeof(li);
+	if (bpf_obj_get_info_by_fd(bpf_link__fd(l), &li, &len) ||
+	    li.type != BPF_LINK_TYPE_TRACING)
+		return false;
+	fd = bpf_prog_get_fd_by_id(li.prog_id);
+	if (fd < 0)
+		return false;
+	memset(&a, 0, sizeof(a));
+	a.nr_map_ids = 8;
+	a.map_ids = (uint64_t)(uintptr_t)ids;
+	len = sizeof(a);
+	ok = !bpf_obj_get_info_by_fd(fd, &a, &len);
+	close(fd);
+	memset(&b, 0, sizeof(b));
+	len = sizeof(b);
+	if (!ok || bpf_obj_get_info_by_fd(bpf_program__fd(prog), &b, &len) ||
+	    a.type != b.type || memcmp(a.tag, b.tag, sizeof(a.tag)))
+		return false;
+	want[0] = obj_id(bpf_map__fd(dp->qpt->maps.dp_qp_attr), true);
+	want[1] = obj_id(dp->fd[DP_QPS], true);
+	for (n = 0; n < 2; n++) {
+		for (i = 0; i < a.nr_map_ids && i < 8; i++)
+			if (want[n] && ids[i] == want[n])
+				break;
+		if (i == a.nr_map_ids || i == 8)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The learner's link of @prog (pin @pin): the pinned one when it runs the
+ * same program, else a new one, pinned in its place (*@replaced).
+ */
+static struct bpf_link *qpt_link(struct bpf_dp *dp, int pin,
+				 struct bpf_program *prog, bool *replaced,
+				 bool *adopted)
+{
+	struct bpf_link *old = NULL, *l;
+	char path[512];
+
+	if (dp->pin_dir[0]) {
+		qpt_path(dp->pin_dir, pin, path, sizeof(path));
+		old = bpf_link__open(path);
+		if (old && qpt_same_prog(dp, old, prog)) {
+			*adopted = true;
+			return old;
+		}
+		if (old)
+			*replaced = true;
+	}
+	l = bpf_program__attach(prog);
+	if (!l) {
+		bpf_link__destroy(old);
+		return NULL;
+	}
+	if (dp->pin_dir[0]) {
+		/* the old link detaches once its pin and fd are gone */
+		unlink(path);
+		bpf_link__destroy(old);
+		if (bpf_link__pin(l, path)) {
+			bpf_link__destroy(l);
+			return NULL;
+		}
+	}
+	return l;
+}
+
+/* The learner loaded, with its map at @dir's pin (reused if there) */
+static struct qptimeout *qpt_load(struct bpf_dp *dp, const char *dir)
+{
+	struct qptimeout *q = qptimeout__open();
+	char path[512];
 	int e;
 
+	if (!q)
+		return NULL;
+	e = bpf_map__set_max_entries(q->maps.dp_qp_attr,
+				     bpf_map__max_entries(dp->skel->maps.dp_qps));
+	if (!e && dir[0]) {
+		qpt_path(dir, QPT_ATTR, path, sizeof(path));
+		e = bpf_map__set_pin_path(q->maps.dp_qp_attr, path);
+	}
+	if (!e)	/* the TC programs' QP map, which the learner writes too */
+		e = bpf_map__reuse_fd(q->maps.dp_qps, dp->fd[DP_QPS]);
+	if (!e)
+		e = qptimeout__load(q);
+	if (e) {
+		qptimeout__destroy(q);
+		errno = e < 0 ? -e : e;
+		return NULL;
+	}
+	return q;
+}
+
+int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
+{
+	bool replaced = false, adopted[2] = { false, false };
+	struct qptimeout *q;
+	char path[512];
+	int e = 0;
+
+	if (err && errlen)
+		err[0] = '\0';
 	if (dp->qpt)
 		return 0;
 	if (!dp->skel)
@@ -636,26 +800,66 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
 		     BPF_DP_RXE_BTF);
 		return -ENOENT;
 	}
-	q = qptimeout__open();
+	q = qpt_load(dp, dp->pin_dir);
+	dp->qpt = q;	/* for qpt_link() */
+	if (!q && dp->pin_dir[0]) {
+		qpt_path(dp->pin_dir, QPT_ATTR, path, sizeof(path));
+		if (!access(path, F_OK)) {
+			/* pinned by another layout: that learner goes */
+			bpf_dp_unlearn_pinned(dp->pin_dir);
+			replaced = true;
+			q = qpt_load(dp, dp->pin_dir);
+	dp->qpt = q;	/* for qpt_link() */
+		}
+	}
 	if (!q)
 		e = -errno;
-	else if (bpf_map__set_max_entries(q->maps.dp_qp_attr,
-					  bpf_map__max_entries(dp->skel->maps.dp_qps)))
-		e = -EINVAL;
-	else	/* the TC programs' QP map, which the learner writes too */
-		e = bpf_map__reuse_fd(q->maps.dp_qps, dp->fd[DP_QPS]);
-	if (q && !e)
-		e = qptimeout__load(q);
-	if (!e)
-		e = qptimeout__attach(q);
-	if (e) {
-		qptimeout__destroy(q);
-		msgf(err, errlen, "cannot trace rxe_modify_qp() for the QPs' ACK timeouts and peers: %s",
-		     strerror(-e));
-		return e;
+	if (!e) {
+		dp->qpt_link[0] = qpt_link(dp, QPT_MODIFY,
+					   q->progs.dcqcn_qp_timeout, &replaced,
+					   &adopted[0]);
+		if (!dp->qpt_link[0])
+			e = -errno;
 	}
-	dp->qpt = q;
+	if (!e) {
+		dp->qpt_link[1] = qpt_link(dp, QPT_DESTROY,
+					   q->progs.dcqcn_qp_destroy, &replaced,
+					   &adopted[1]);
+		if (!dp->qpt_link[1])
+			e = -errno;
+	}
+	if (e) {
+		bpf_link__destroy(dp->qpt_link[0]);
+		dp->qpt_link[0] = NULL;
+		qptimeout__destroy(q);
+		dp->qpt = NULL;
+		msgf(err, errlen, "cannot trace rxe_modify_qp() for the QPs' ACK timeouts and peers: %s",
+		     strerror(e < 0 ? -e : EIO));
+		return e < 0 ? e : -EIO;
+	}
+	dp->qpt_adopted = adopted[0] && adopted[1];
+	if (replaced)
+		msgf(err, errlen, "the QP learner pinned in %s was another build's: replaced",
+		     dp->pin_dir);
 	return 0;
+}
+
+void bpf_dp_unlearn(struct bpf_dp *dp)
+{
+	if (dp->pin_dir[0])
+		bpf_dp_unlearn_pinned(dp->pin_dir);
+	/* unpinned: closing the links detaches them */
+	bpf_link__destroy(dp->qpt_link[0]);
+	bpf_link__destroy(dp->qpt_link[1]);
+	dp->qpt_link[0] = dp->qpt_link[1] = NULL;
+	qptimeout__destroy(dp->qpt);
+	dp->qpt = NULL;
+	dp->qpt_adopted = false;
+}
+
+bool bpf_dp_learner_adopted(const struct bpf_dp *dp)
+{
+	return dp->qpt && dp->qpt_adopted;
 }
 
 /* The learner's entry of @lqpn on @ifindex: 0, or -ENOENT */

@@ -150,11 +150,28 @@ int bpf_dp_qp_del(struct bpf_dp *dp, uint32_t ifindex, uint32_t lqpn);
  * stays unknown). The learner writes a QP's dp_qps entry as soon as it
  * has its peer (the modify to RTR) and deletes it when the QP is reset
  * or destroyed. Needs the programs loaded (bpf_dp_open()).
+ * With a pin directory its map and links are pinned there
+ * (DCQCN_PIN_QP_*): it goes on learning while no loader runs, and the
+ * next one adopts it (same code on the same maps) instead of attaching
+ * a second; a pinned learner of another build or layout is replaced,
+ * and on success @err then says so (else it is "").
  */
 int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen);
 
 /* Is the learner attached (bpf_dp_learn_timeouts() succeeded)? */
 bool bpf_dp_learning(const struct bpf_dp *dp);
+
+/* ... and was it adopted from the pins (it ran before this loader)? */
+bool bpf_dp_learner_adopted(const struct bpf_dp *dp);
+
+/*
+ * The engine off for good: the learner unpinned and detached (its
+ * entries in dp_qps stay: bpf_dp_detach() removes a netdev's).
+ * bpf_dp_unlearn_pinned() removes the pins of @pin_dir alone, which
+ * detaches a learner no loader holds.
+ */
+void bpf_dp_unlearn(struct bpf_dp *dp);
+void bpf_dp_unlearn_pinned(const char *pin_dir);
 
 /*
  * The ACK timeout exponent the learner saw local QP @lqpn of @ifindex

@@ -30,8 +30,11 @@
  *
  * On exit the filters come off and the netdevs' dp_devs entries go (the
  * CLI and rocecc.ko's users see nothing attached), the flows, QPs and
- * counters stay pinned for the next start; a netdev that leaves the
- * configuration or vanishes is detached whole.
+ * counters stay pinned for the next start, and so does the learner, which
+ * goes on writing dp_qps meanwhile; the next start adopts it before its
+ * first pairing. A netdev that leaves the configuration or vanishes is
+ * detached whole; the last one takes the learner with it (unpinned), as
+ * does a start with --datapath none.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -161,6 +164,7 @@ void rd_bpf_sync(struct rd *rd, struct rd_netdev *nd)
 		return;
 	}
 	nd->bpf_attached = true;
+	rd->bdp_unlearnt = false;
 	nd->bpf_gen = rd->conf_gen;
 	rd_log(LOG_INFO_, "%s: BPF datapath %s: profile %s, %u parameters set",
 	       nd->name, fresh ? "attached" : "configured",
@@ -170,6 +174,17 @@ void rd_bpf_sync(struct rd *rd, struct rd_netdev *nd)
 	if (fresh)
 		rd_event(rd, "datapath_attached", "netdev", rd_json_str(nd->name),
 			 "engine", json_object_new_string("bpf"), NULL);
+}
+
+/* Does the BPF engine drive any netdev? */
+static bool rd_bpf_any(const struct rd *rd)
+{
+	size_t i;
+
+	for (i = 0; i < rd->nnds; i++)
+		if (rd->nds[i].bpf_attached)
+			return true;
+	return false;
 }
 
 void rd_bpf_release(struct rd *rd, struct rd_netdev *nd, bool stopping)
@@ -193,6 +208,13 @@ void rd_bpf_release(struct rd *rd, struct rd_netdev *nd, bool stopping)
 	if (!stopping)
 		rd_event(rd, "datapath_detached", "netdev", rd_json_str(nd->name),
 			 "engine", json_object_new_string("bpf"), NULL);
+	if (!stopping && !rd_bpf_any(rd) && bpf_dp_learning(rd->bdp)) {
+		/* the engine off for good: its learner too, pins and all */
+		bpf_dp_unlearn(rd->bdp);
+		rd->bdp_learn_rounds = 0;
+		rd->bdp_unlearnt = true;
+		rd_log(LOG_INFO_, "BPF datapath: QP learner detached");
+	}
 }
 
 /* Is @ifindex driven by the BPF engine of this daemon? */
@@ -228,15 +250,19 @@ static void rd_bpf_qps_prune(struct rd *rd)
 
 /*
  * The QP timeout learner, loaded once rdma_rxe is (tried every round
- * until then); a failure other than rxe's absence is logged, and not
- * tried again.
+ * until then; not after the engine was off for good, until a netdev is
+ * attached again); a failure other than rxe's absence is logged, and not
+ * tried again. Pinned, it outlives the daemon: a restarted one adopts it
+ * (and its map, with the peers of the QPs set up before, or while no
+ * daemon ran) before its first pairing, and before its first prune of
+ * dp_qps, which keeps the entries the learner has.
  */
 static void rd_bpf_learn_timeouts(struct rd *rd)
 {
 	char err[256];
 	int e;
 
-	if (rd->bdp_tmo_logged)
+	if (rd->bdp_tmo_logged || bpf_dp_learning(rd->bdp) || rd->bdp_unlearnt)
 		return;		/* failed for good: not every round again */
 	e = bpf_dp_learn_timeouts(rd->bdp, err, sizeof(err));
 	if (e && e != -ENOENT && !rd->bdp_tmo_logged) {
@@ -244,6 +270,13 @@ static void rd_bpf_learn_timeouts(struct rd *rd)
 		       err);
 		rd->bdp_tmo_logged = true;
 	}
+	if (e)
+		return;
+	if (err[0])
+		rd_log(LOG_WARN_, "BPF datapath: %s", err);
+	rd_log(LOG_INFO_, "BPF datapath: QP learner %s", rd->pinned[0] ?
+	       bpf_dp_learner_adopted(rd->bdp) ? "adopted from the pins" :
+	       "attached and pinned" : "attached");
 }
 
 /*
@@ -268,7 +301,11 @@ void rd_bpf_peers(struct rd *rd)
 	char peer[64];
 	size_t i;
 
-	if (!rd->bdp || !bpf_dp_learning(rd->bdp))
+	if (!rd->bdp)
+		return;
+	/* before the first pairing: a pinned learner's peers outrank it */
+	rd_bpf_learn_timeouts(rd);
+	if (!bpf_dp_learning(rd->bdp))
 		return;
 	for (i = 0; i < rd->nqps; i++) {
 		struct rd_qp *q = &rd->qps[i];

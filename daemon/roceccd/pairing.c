@@ -42,14 +42,21 @@
  * address vector names it, and if the learner missed it (a modify in
  * flight while it was attached), only our own packets may.
  *
- * What the fallback still risks: a QP set up before the learner ran that
- * has not sent yet (or whose sending the daemon has not seen) can be
- * paired with whoever floods CNPs for its QPN first, as the engine did
- * for every QP before the learner knew peers; its own packets correct
- * that at the next round (a flow with our packets outranks). A daemon
- * restarted under running QPs is in that case for the QPs that existed
- * before it (the learner's map is not pinned: a QPN reused while no
- * learner ran would keep a stale peer that outranks the traffic).
+ * What the fallback still risks: a QP set up before the learner first
+ * ran that has not sent yet (or whose sending the daemon has not seen)
+ * can be paired with whoever floods CNPs for its QPN first, as the
+ * engine did for every QP before the learner knew peers; its own packets
+ * correct that at the next round (a flow with our packets outranks).
+ * A restart is not such a case: the learner and its map are pinned
+ * (bpfdp.c) and go on while no daemon runs, and the restarted daemon
+ * adopts them before its first pairing, so the QPs set up before it, or
+ * in between, keep their peer_av (a QPN reused in between was seen
+ * reset, or destroyed, by the learner: no stale peer survives). Only
+ * QPs older than the learner's first attach (rdma_rxe loaded after the
+ * engine's last try, the engine attached under running QPs) are paired
+ * from flows; and a QP first seen by a restarted daemon is not av_due
+ * (it may predate the learner), so a flow that only received may still
+ * name its peer when the learner has no entry for it.
  */
 #include <string.h>
 

@@ -54,6 +54,7 @@
 
 #include "flowmon.skel.h"
 #include "lib/rdma_nl.h"
+#include "lib/bpf_dp.h"
 #include "roceccd.h"
 
 #define RD_DEFAULT_PORT	9468
@@ -301,6 +302,9 @@ int main(int argc, char **argv)
 	}
 	if (rd_bpf_load(rd))
 		goto out_nl;
+	/* the BPF engine off for good: its QP learner goes (bpfdp.c) */
+	if (rd->conf.dp_engine == RD_ENGINE_NONE && rd->pinned[0])
+		bpf_dp_unlearn_pinned(rd->pinned);
 	rd->listen_fd = rd_listen(rd->conf.listen, rd->conf.port);
 	if (rd->listen_fd < 0 || rd_daemonize(rd, &pid_written))
 		goto out_skel;

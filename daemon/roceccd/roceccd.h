@@ -217,6 +217,8 @@ struct rd {
 	struct bpf_dp *bdp;	/* the BPF datapath's loader, NULL until used */
 	bool bdp_failed_logged;
 	bool bdp_tmo_logged;	/* the timeout learner's failure, logged */
+	bool bdp_unlearnt;	/* the engine was off for good: no learner
+				 * until a netdev is attached again */
 	unsigned int bdp_learn_rounds;	/* rounds ended with the learner
 					 * attached (capped at 2) */
 	uint64_t bdp_errors, bdp_expired;

@@ -394,6 +394,69 @@ static int run(int fd, uint32_t ifindex, const uint8_t *f, size_t len)
 	       -1 : (int)retval;
 }
 
+/*
+ * The learner pinned by @dp in @dir outlives its loader: the next one
+ * adopts its links (no second attach), one of another layout is
+ * replaced, the engine off for good unpins it. Where rdma_rxe is.
+ */
+static void learner_pins(const struct bpf_dp_opts *o, const char *dir)
+{
+	static const char *const pins[] = { DCQCN_PIN_QP_ATTR,
+					    DCQCN_PIN_QP_MODIFY,
+					    DCQCN_PIN_QP_DESTROY };
+	struct bpf_map_info mi;
+	struct bpf_dp *dp;
+	char path[512], err[256] = "";
+	uint32_t len;
+	size_t i, n = 0;
+	int fd;
+
+	for (i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, pins[i]);
+		n += !access(path, F_OK);
+	}
+	tap_eq(n, 3, "the learner's map and two links pinned in %s", dir);
+
+	dp = bpf_dp_open(o, NULL, err, sizeof(err));
+	tap_ok(dp && !bpf_dp_learn_timeouts(dp, err, sizeof(err)) &&
+	       bpf_dp_learner_adopted(dp) && !err[0],
+	       "a second loader adopts the pinned learner (not a second attach)%s%s",
+	       err[0] ? ": " : "", err);
+	bpf_dp_close(dp);
+
+	/* an older build's map: value 4 bytes */
+	snprintf(path, sizeof(path), "%s/%s", dir, DCQCN_PIN_QP_ATTR);
+	unlink(path);
+	fd = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "dp_qp_attr",
+			    sizeof(struct dcqcn_qp_key), 4, 16, NULL);
+	tap_ok(fd >= 0 && !bpf_obj_pin(fd, path), "a learner map of another layout pinned");
+	if (fd >= 0)
+		close(fd);
+	err[0] = '\0';
+	dp = bpf_dp_open(o, NULL, err, sizeof(err));
+	tap_ok(dp && !bpf_dp_learn_timeouts(dp, err, sizeof(err)) &&
+	       !bpf_dp_learner_adopted(dp) && strstr(err, "replaced"),
+	       "... replaced, with a message: %s", err);
+	fd = bpf_obj_get(path);
+	memset(&mi, 0, sizeof(mi));
+	len = sizeof(mi);
+	tap_ok(fd >= 0 && !bpf_obj_get_info_by_fd(fd, &mi, &len) &&
+	       mi.value_size == sizeof(struct dcqcn_qp),
+	       "... by this build's (value %u bytes)", mi.value_size);
+	if (fd >= 0)
+		close(fd);
+
+	if (dp)
+		bpf_dp_unlearn(dp);
+	for (i = 0, n = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, pins[i]);
+		n += !access(path, F_OK);
+	}
+	tap_ok(dp && !bpf_dp_learning(dp) && n == 0,
+	       "the engine off for good: the learner unpinned and detached");
+	bpf_dp_close(dp);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/rocecc-bpf-dp.XXXXXX", err[256] = "";
@@ -479,6 +542,8 @@ int main(void)
 	       access("/sys/kernel/btf/rdma_rxe", F_OK) ? -ENOENT : 0,
 	       "the timeout learner loads where rdma_rxe is, says why not elsewhere: %s",
 	       err);
+	if (bpf_dp_learning(dp))
+		learner_pins(&o, dir);
 	n = dq_cnp_frame(f, 0, B4, A4, LQPN);
 	tap_eq(run(bpf_dp_prog_fd(dp, false), ifx, f, n), TC_ACT_STOLEN,
 	       "a CNP from B on " DEV " is consumed");

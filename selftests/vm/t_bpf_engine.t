@@ -39,7 +39,12 @@
 #    drives, and so does the module itself when asked directly over
 #    generic netlink (its extack names the BPF datapath); once roceccd stops and the module takes veth1, a restarted
 #    roceccd --datapath bpf refuses veth1 naming rocecc.ko, keeps its
-#    hands off it and drives veth2 again with the counters it kept pinned.
+#    hands off it and drives veth2 again with the counters it kept pinned;
+#  - the QP learner is pinned and outlives roceccd: a QP set up while it
+#    is stopped gets its dp_qps entry (peer from its address vector,
+#    DCQCN_QP_AV) and loses it when destroyed, and the restarted roceccd
+#    adopts the same link (one fexit attached, not two); roceccd
+#    --datapath none unpins and detaches it.
 # Run: scripts/vm --test selftests/vm/t_bpf_engine.t
 
 lib=$(dirname "$0")/lib
@@ -195,9 +200,40 @@ st=$?
 [ $st -eq 16 ] && grep -q "rocecc: the BPF datapath drives this device" <<<"$out"
 tap_ok $? "rocecc.ko itself refuses veth2 (EBUSY), naming the BPF datapath" || tap_diag "status $st: $out"
 sent=$(s 2 np_cnp_sent)
+# the QP learner's fexit link, pinned: it outlives roceccd
+lnk() { bpftool -j link show pinned "$DP_PINS/link_qp_modify" 2>/dev/null | jq -r '.id // empty'; }
+fexits() { bpftool -j link show | jq '[.[] | select(.type == "tracing" and .attach_type == "trace_fexit")] | length'; }
+lid=$(lnk)
 rd_stop
 tap_cmp $? -eq 0 "roceccd exits 0"
 tap_is "$(dp_engines)" "" "roceccd stopped: no netdev driven"
+
+# --- the QP learner while no roceccd runs ----------------------------------------
+# A QP set up now gets its dp_qps entry (its peer from its address vector,
+# DCQCN_QP_AV) from the pinned learner, and loses it when destroyed.
+t0=$SECONDS
+tap_cmp "${lid:-0}" -gt 0 "the QP learner's fexit link stays pinned with roceccd stopped (link ${lid:-none})"
+ifx1=$(cat /sys/class/net/veth1/ifindex)
+qps_av() {
+	bpftool -j map dump pinned "$DP_PINS/dp_qps" 2>/dev/null | jq -r --argjson i "$ifx1" \
+		'.[] | (.formatted // .) | select(.key.ifindex == $i and (.value.flags / 2 | floor) % 2 == 1) | "\(.key.lqpn) \(.value.rqpn)"'
+}
+dp_rg_server rxe2 18951 1 || tap_bail "rocegen server"
+srv=$DP_SRV_PID
+DP_RG_PEER=$(topo_ip 2) dp_rg_client 1 18951 "$work/q.json" --op write --size 4K \
+	--depth 1 --duration 2s >"$work/q.out" 2>&1 &
+cli=$!
+av=
+for _ in $(seq 30); do
+	av=$(qps_av | head -1)
+	[ -n "$av" ] && break
+	_topo_sleep 0.1
+done
+wait "$cli" "$srv"
+want=$(jq -r '"\(.qps[0].local_qpn) \(.qps[0].remote_qpn)"' "$work/q.json")
+tap_is "$av" "$want" "a QP set up while roceccd is stopped: its dp_qps entry (DCQCN_QP_AV) from the pinned learner"
+tap_is "$(qps_av)" "" "... gone with the QP"
+tap_diag "the learner while roceccd is stopped: $((SECONDS - t0)) s"
 tap_run "the module takes veth1" "$R" dev attach veth1
 rd_start "$work/rd.log" -c "$work/rd.conf" --datapath bpf -L debug
 rd_wait_ready 2 30 || tap_diag "$(tail "$work/rd.log")"
@@ -211,7 +247,24 @@ tap_ok $? "... and says veth1 is rocecc.ko's" || tap_diag "$(grep -i veth1 "$wor
 tc filter show dev veth1 ingress | grep -q dcqcn_ || tc filter show dev veth1 egress | grep -q dcqcn_
 tap_ok $((1 - $?)) "no BPF datapath filter on veth1"
 tap_cmp "$(dstat veth2 np_cnp_sent)" -ge "$sent" "veth2 kept its counters across the restart ($sent)"
+for _ in $(seq 25); do
+	grep -q "QP learner adopted from the pins" "$work/rd.log" && break
+	_topo_sleep 0.2
+done
+grep -q "QP learner adopted from the pins" "$work/rd.log"
+tap_ok $? "the restarted roceccd adopted the pinned QP learner" ||
+	tap_diag "$(grep -i 'learner' "$work/rd.log" | tail -3)"
+tap_is "$(lnk)/$(fexits)" "$lid/1" "... the same link, one fexit attached (not two)"
 rd_stop
 tap_cmp $? -eq 0 "roceccd exits 0"
+tap_is "$(lnk)" "$lid" "the QP learner stays pinned after the exit"
 tap_run "the module lets veth1 go and unloads" eval "'$R' dev detach veth1 && rmmod rocecc"
+# the engine off for good: the learner goes with it, pins and link
+t0=$SECONDS
+rd_start "$work/rd.log" -c "$work/rd.conf" --datapath none
+rd_wait_ready 3 30 || tap_diag "$(tail -3 "$work/rd.log")"
+rd_stop
+tap_is "$(ls "$DP_PINS" | grep -c -e qp_attr -e link_qp)/$(fexits)" "0/0" \
+	"roceccd --datapath none unpins and detaches the QP learner"
+tap_diag "roceccd --datapath none, start to exit: $((SECONDS - t0)) s"
 tap_done
