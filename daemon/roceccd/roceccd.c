@@ -17,8 +17,9 @@
  *    /metrics      Prometheus text format
  *    /flows        per-flow p50/p99/p99.9 of message completion and RTT
  *    /flows.json   the same, and the counters, as JSON
- * On SIGTERM/SIGINT it detaches the filters it attached, removes the clsact
- * qdiscs it created if nothing else is left in them, and exits 0.
+ * On SIGTERM/SIGINT it detaches the filters it attached and exits 0; the
+ * clsact qdiscs stay, even those it created (removing one resets the
+ * netdev's root qdisc and drops what fq holds: see tc.c).
  *
  * It daemonizes unless -f (--pidfile to find it); the BPF load and the
  * listening socket come first, so that their errors reach stderr and the

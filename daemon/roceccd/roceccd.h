@@ -81,7 +81,7 @@ struct rd_netdev {
 	uint32_t ifindex;
 	char name[IF_NAMESIZE];
 	char dev[RDMA_NL_NAME_MAX];
-	bool created_qdisc;	/* we made its clsact */
+	bool created_qdisc;	/* we made its clsact (it stays at exit) */
 	bool seen;
 	bool mod_attached;	/* we attached rocecc.ko to it */
 	bool bpf_attached;	/* we attached the BPF datapath to it */

@@ -1,9 +1,21 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * roceccd: the TC side, over rtnetlink and libbpf. flowmon_ingress and
- * flowmon_egress onto the clsact hooks of a RoCE netdev and off again
- * (with the clsact qdisc, if we made it and nothing else is left in it),
- * and the root qdisc: its kind, and the fq that rocecc.ko paces with.
+ * flowmon_egress onto the clsact hooks of a RoCE netdev and off again, and
+ * the root qdisc: its kind, and the fq that rocecc.ko paces with.
+ *
+ * The clsact qdisc: created at attach if the netdev has none, and never
+ * removed (rd_detach takes only our filters off; a clsact without filters
+ * costs nothing). Adding or deleting a clsact qdisc on a netdev that is up
+ * goes through qdisc_graft() -> dev_deactivate(), which resets the root
+ * qdisc and drops every packet it holds: deleting it at exit dropped the
+ * paced RoCE packets fq held (10 consecutive PSNs in t_ect_pacing's
+ * capture, then out-of-sequence NAKs and retries). Creating it has the same
+ * effect and cannot be avoided when there is none; it happens once per
+ * netdev, when roceccd first sees it, so before the BPF engine paces
+ * there. If rocecc.ko already paces that netdev, what its fq holds at that
+ * moment is dropped: create the clsact before starting the traffic
+ * (tc qdisc add dev DEV clsact) where that matters.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -57,31 +69,6 @@ static struct tcmsg *rd_tc_msg(char *buf, uint16_t type, uint16_t flags,
 	tcm->tcm_ifindex = (int)ifindex;
 	tcm->tcm_parent = parent;
 	return tcm;
-}
-
-struct filter_count {
-	unsigned int n;
-};
-
-static int filter_cb(const struct nlmsghdr *nlh, void *data)
-{
-	struct filter_count *c = data;
-
-	if (nlh->nlmsg_type == RTM_NEWTFILTER)
-		c->n++;
-	return MNL_CB_OK;
-}
-
-/* The number of filters on hook @parent of @ifindex, or -errno. */
-static int rd_count_filters(uint32_t ifindex, uint32_t parent)
-{
-	char buf[MNL_SOCKET_BUFFER_SIZE];
-	struct filter_count c = { 0 };
-	int err;
-
-	rd_tc_msg(buf, RTM_GETTFILTER, NLM_F_DUMP, ifindex, parent);
-	err = rd_rtnl((struct nlmsghdr *)buf, filter_cb, &c);
-	return err ? err : (int)c.n;
 }
 
 /* The kind of @ifindex's root qdisc ("noqueue", "fq", ...) into @kind. */
@@ -199,13 +186,16 @@ int rd_attach(struct rd *rd, struct rd_netdev *nd)
 	return 0;
 }
 
-/* Detach our filters; remove the clsact qdisc if we made it and it is empty. */
+/*
+ * Detach our filters. The clsact qdisc stays, even if we created it and it
+ * is empty: deleting it would reset the root qdisc (see the top).
+ */
 void rd_detach(struct rd_netdev *nd)
 {
 	DECLARE_LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)nd->ifindex);
 	DECLARE_LIBBPF_OPTS(bpf_tc_opts, opts, .handle = RD_TC_HANDLE,
 			    .priority = RD_TC_PRIO);
-	int in, eg, err;
+	int err;
 
 	hook.attach_point = BPF_TC_INGRESS;
 	err = bpf_tc_detach(&hook, &opts);
@@ -217,21 +207,5 @@ void rd_detach(struct rd_netdev *nd)
 	if (err && err != -ENOENT && err != -ENODEV && err != -EINVAL)
 		rd_log(LOG_WARN_, "%s: detaching from egress: %s", nd->name,
 		       strerror(-err));
-	if (nd->created_qdisc) {
-		in = rd_count_filters(nd->ifindex,
-				      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS));
-		eg = rd_count_filters(nd->ifindex,
-				      TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS));
-		if (in == 0 && eg == 0) {
-			hook.attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS;
-			bpf_tc_hook_destroy(&hook);
-			rd_log(LOG_INFO_, "%s: flowmon detached, clsact removed",
-			       nd->name);
-			return;
-		}
-		if (in > 0 || eg > 0)
-			rd_log(LOG_INFO_, "%s: clsact kept: it holds other filters",
-			       nd->name);
-	}
-	rd_log(LOG_INFO_, "%s: flowmon detached", nd->name);
+	rd_log(LOG_INFO_, "%s: flowmon detached, clsact kept", nd->name);
 }

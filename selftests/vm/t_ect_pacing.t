@@ -62,16 +62,6 @@ if [ "$DP_ENGINE" = module ]; then
 	tap_run "fq on veth1 and veth2" dp_fq 1 2
 	tap_run "attach veth1 and veth2" dp_attach 1 2
 else
-	# A clsact qdisc that is not roceccd's, so that stopping roceccd
-	# ("the engine leaves veth1 while a QP is paced" below) does not
-	# delete it: deleting (or adding) a clsact qdisc on an up device
-	# deactivates the device (qdisc_graft(): dev_deactivate()), which
-	# empties its root fq, and the packets queued there are lost (the
-	# section's first runs lost 10 in a row that way, and the responder
-	# NAKed the gap). That loss is roceccd's clsact handling, not the
-	# drain the section asserts.
-	tap_run "clsact on veth1 and veth2 (not roceccd's)" \
-		eval 'tc qdisc add dev veth1 clsact && tc qdisc add dev veth2 clsact'
 	# roceccd ([module] fq = no) refuses, logs why and tries every poll
 	DP_ATTACH_NOWAIT=1 dp_attach 1 2 || tap_bail "roceccd did not start"
 	for _ in $(seq 50); do
@@ -386,7 +376,9 @@ fi
 # The engine leaves veth1 while rocegen's QP is paced at 10 Mb/s with 16
 # messages outstanding, so that fq holds up to a budget of its packets:
 # the module by rocecc dev detach veth1, the BPF engine by stopping
-# roceccd (its unhook of veth1 and veth2). From then on rxe's packets are
+# roceccd (its unhook of veth1 and veth2; the clsact qdisc it created
+# there stays: deleting it reset the root fq and lost 10 packets in a row
+# that fq held, when roceccd still did). From then on rxe's packets are
 # no longer paced; had they left at once, they would overtake the held
 # ones (pacing.h, "When pacing stops"): the responder counts those as
 # out_of_seq_request and NAKs them (rcvd_seq_err on the requester), the

@@ -316,7 +316,8 @@ tap_ok $? "... naming the address and port ($out)"
 n=$(tc filter show dev veth1 ingress | grep -c flowmon)
 tap_cmp "$n" -eq 1 "... and the first one's filter is still the only one"
 
-# SIGTERM: clean exit, our filters and the clsact we created gone
+# SIGTERM: clean exit, our filters gone; the clsact we created stays
+# (empty): deleting a clsact resets the root qdisc and drops what it holds
 kill -TERM "$rdpid"
 wait "$rdpid"
 tap_cmp $? -eq 0 "roceccd exits 0 on SIGTERM" || tap_diag "$(tail -n 20 "$work/rd.log")"
@@ -324,8 +325,12 @@ for h in 1 2; do
 	n=$( { tc filter show dev "veth$h" ingress; tc filter show dev "veth$h" egress; } 2>/dev/null | grep -c flowmon)
 	tap_cmp "$n" -eq 0 "veth$h: no flowmon filter left"
 	tc qdisc show dev "veth$h" | grep -q clsact
-	tap_ok $(( ! $? )) "veth$h: the clsact qdisc roceccd created is gone"
+	tap_ok $? "veth$h: the clsact qdisc roceccd created is kept"
+	n=$( { tc filter show dev "veth$h" ingress; tc filter show dev "veth$h" egress; } 2>/dev/null | wc -l)
+	tap_cmp "$n" -eq 0 "veth$h: ... with no filter in it"
 done
+grep -q 'flowmon detached, clsact kept' "$work/rd.log"
+tap_ok $? "the log says the clsact is kept"
 grep -Eq 'detached' "$work/rd.log"
 tap_ok $? "the log says what was detached"
 [ -e "$pin/flows" ]
@@ -354,6 +359,8 @@ done
 tap_ok $gone "the daemon exits on SIGTERM"
 [ ! -e "$pidf" ]
 tap_ok $? "... removes its pidfile"
-n=$( { tc filter show dev veth1 ingress; tc filter show dev veth2 egress; tc qdisc show dev veth1; } 2>/dev/null | grep -c 'flowmon\|clsact')
-tap_cmp "$n" -eq 0 "... and leaves no filter or clsact behind"
+n=$( { tc filter show dev veth1 ingress; tc filter show dev veth2 egress; } 2>/dev/null | wc -l)
+tap_cmp "$n" -eq 0 "... and leaves no filter behind"
+tc qdisc show dev veth1 | grep -q clsact
+tap_ok $? "... and the clsact in place"
 tap_done

@@ -189,7 +189,9 @@ tap_cmp $? -eq 0 "SIGTERM: exit 0"
 tap_cmp "$(filters)" -eq 0 "no flowmon filter left"
 tap_is "$(attached)" "" "rocecc.ko detached from every device it attached"
 tc qdisc show dev veth1 | grep -q clsact
-tap_ok $(( ! $? )) "the clsact it created is gone"
+tap_ok $? "the clsact it created is kept (removing it would reset the root qdisc)"
+n=$( { tc filter show dev veth1 ingress; tc filter show dev veth1 egress; } 2>/dev/null | wc -l)
+tap_cmp "$n" -eq 0 "... with no filter in it"
 tap_is "$(rootq veth1)" noqueue "veth1's default root qdisc is back"
 tap_is "$(rd_metric "$work/m3" rocecc_module_errors_total)" 0 "no failed request to rocecc.ko"
 tap_diag "$(cat "$log")"
