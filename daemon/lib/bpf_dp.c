@@ -809,7 +809,7 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
 			bpf_dp_unlearn_pinned(dp->pin_dir);
 			replaced = true;
 			q = qpt_load(dp, dp->pin_dir);
-	dp->qpt = q;	/* for qpt_link() */
+			dp->qpt = q;	/* for qpt_link() */
 		}
 	}
 	if (!q)
