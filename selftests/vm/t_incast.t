@@ -23,9 +23,9 @@
 # (3-to-1) in the queue, 50-70 ms, as much as timeout 14 waits: there the
 # default would measure rxe's spurious retries and the QPs they kill
 # (IBV_WC_REM_INV_REQ_ERR), not the queue (make demo shows that).
-# Asserted for every rocecc run: no drops, no more rxe retransmissions
-# than guest stalls (below), no completion errors (but on a QP those
-# retransmissions retried: below), CNPs sent and handled. Jain's fairness index of the
+# Asserted for every rocecc run: no drops, no sender's QP retransmitting
+# more often than the guest stalled (below), no completion errors (but on
+# a QP those retransmissions retried: below), CNPs sent and handled. Jain's fairness index of the
 # per-flow goodput after convergence >= 0.9: for mlx5, paper and
 # mlx5-time. The bottleneck queue's p99 at or below Kmax: for paper-time.
 # The rest is printed, not asserted, because it does not hold, and the
@@ -74,9 +74,13 @@
 # stallmon.c from lib/incast.sh: per vCPU a SCHED_FIFO thread sleeping
 # 1 ms, a stall being a wake-up 20 ms or more late, and one of the
 # default policy, printed; the retry counters read every 5 ms on the same
-# clock) and asserts no more retransmissions (bulk; victim) than stalls,
-# so on a quiet host, with few stalls, the old assertion nearly holds
-# unchanged. It prints which retransmissions came within 134 ms (two
+# clock) and asserts, per QP (each bulk sender's; the victim's), no more
+# retransmissions than stalls, so on a quiet host, with few stalls, the
+# old assertion nearly holds unchanged. Per QP, not in all: a stall holds
+# the ACKs of every QP with data in flight, and one of 64 ms (95 % of the
+# timeout) can time several out at once. CI failed on the sum: paper-time
+# 3-to-1, 2 stalls (longest 63.7 ms), 3 bulk retransmissions, all 3
+# within 134 ms after one, none elsewhere, no drops, queue p99 0 B. It prints which retransmissions came within 134 ms (two
 # timeouts) after a stall and how much of the run lay so. Figures (6.1,
 # 3-to-1, ect, mlx5-time, paper-time), with two busy loops on this 2-core
 # host: 144-483 stalls a run, longest 67-202 ms; the -time runs
@@ -335,7 +339,10 @@ check_flood() {
 			tap_diag "roceccd's log: $(tail -n 15 "$INCAST_RD_LOG" | tr '\n' ';')"
 		fi
 	fi
-	tap_cmp "$(fig "$t" errors)" -eq 0 "flood: no completion errors"
+	# Under the flood as in every run: a stall may make rxe retry, and a
+	# retry may kill the QP (see the header).
+	stall_diag "$t" flood
+	check_errors "$t" flood
 	# The whole run's goodput (rocegen's bytes over its duration): the
 	# window's comes from 100 ms samples, and the unflooded run's was
 	# seen at 0.90 to 1.11 of the bottleneck in four runs.
@@ -372,8 +379,24 @@ stall_diag() {
 		"retransmissions bulk $(fig "$1" retrans) ($(fig "$1" retrans_stall) after stalls)$v"
 }
 
+# qp_retries TAG: the senders' retransmissions, host by host ("1/0/2").
+# qp_retries_ok TAG: no sender retransmitted more often than the guest
+# stalled, per QP (see the header: a stall holds every QP's ACKs).
+qp_retries() {
+	local h s=
+	for ((h = 1; h <= n; h++)); do s+="${s:+/}$(fig "$1" "retry$h")"; done
+	echo "retransmissions per sender $s"
+}
+qp_retries_ok() {
+	local h max=$(($(fig "$1" stalls) * ${INCAST_QPS:-1}))
+	for ((h = 1; h <= n; h++)); do
+		[ "$(fig "$1" "retry$h")" -le "$max" ] || return 1
+	done
+}
+
 # check_errors TAG WHAT: no completion errors, but on a sender whose QP
-# retransmitted, in a run with no more retransmissions than guest stalls
+# retransmitted, in a run whose QPs retransmitted no more often than the
+# guest stalled
 # (rxe's spurious retries kill QPs: IBV_WC_REM_INV_REQ_ERR, see the
 # header).
 check_errors() {
@@ -381,7 +404,7 @@ check_errors() {
 	for ((h = 1; h <= n; h++)); do
 		e=$(fig "$t" "errors$h") r=$(fig "$t" "retry$h")
 		[ "$e" = 0 ] && continue
-		if [ "$r" -gt 0 ] && [ "$(fig "$t" retrans)" -le "$(fig "$t" stalls)" ]; then
+		if [ "$r" -gt 0 ] && qp_retries_ok "$t"; then
 			why+="${why:+; }host $h: $e after $r retransmissions"
 		else
 			why=bad
@@ -471,8 +494,8 @@ for n in ${ROCECC_INCAST_N:-2 3}; do
 		tap_is "$(fig "$t" engine)" "$DP_ENGINE" "$n-to-1 $m: every device driven by the $DP_ENGINE engine"
 		tap_cmp "$(fig "$t" drops)" -eq 0 "$n-to-1 $m: no drops"
 		stall_diag "$t" "$n-to-1 $m"
-		tap_cmp "$(fig "$t" retrans)" -le "$(fig "$t" stalls)" \
-			"$n-to-1 $m: no more rxe retransmissions than guest stalls ($(fig "$t" retrans), $(fig "$t" retrans_stall) within 134 ms after one; stalls $(fig "$t" stalls))"
+		qp_retries_ok "$t"
+		tap_ok $? "$n-to-1 $m: no sender's QP retransmitted more often than the guest stalled ($(qp_retries "$t"); $(fig "$t" retrans_stall) of $(fig "$t" retrans) within 134 ms after one; stalls $(fig "$t" stalls))"
 		check_errors "$t" "$n-to-1 $m"
 		tap_cmp "$(fig "$t" cnp_handled)" -gt 0 "$n-to-1 $m: CNPs sent ($(fig "$t" cnp_sent)) and handled ($(fig "$t" cnp_handled))"
 		tap_cmp "$(fig "$t" cnp_handled)" -le "$(fig "$t" cnp_sent)" "$n-to-1 $m: no more CNPs handled than sent"
