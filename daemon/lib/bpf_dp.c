@@ -9,9 +9,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include <linux/membarrier.h>
 #include <linux/pkt_cls.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -526,13 +528,29 @@ static bool qp_of(const void *key, uint32_t ifindex)
 }
 
 /*
+ * Wait until every run of our programs that began before the call has
+ * returned: an RCU grace period, as the module's synchronize_rcu(). TC
+ * programs run inside an RCU read-side section, and
+ * membarrier(MEMBARRIER_CMD_GLOBAL) is synchronize_rcu() in the kernel
+ * (kernel/sched/membarrier.c, since 4.16) when more than one CPU is
+ * online; with one, no program is half-way through while the syscall
+ * runs. It is refused under nohz_full (EINVAL): then a millisecond, more
+ * than a program's run unless its CPU stops meanwhile.
+ */
+static void programs_quiesce(void)
+{
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(1000);
+}
+
+/*
  * Before our filters come off @ifindex: let what pacing holds in fq leave
  * first, or the packets that no longer pass the program (sent at once)
  * would overtake their QP's held ones, a PSN gap for the responder
  * (rocecc/pacing.h, "When pacing stops"; the module does the same,
  * rocecc_dp_dev_drain()). Pacing goes off (DCQCN_DEV_PACE: the program
  * then sends each packet with the last one its flow held), the programs
- * that still paced get a millisecond to finish, and then this waits until
+ * that still paced finish (programs_quiesce()), and then this waits until
  * the latest departure a flow of @ifindex was given, at most
  * max_delay_us.
  */
@@ -551,7 +569,7 @@ static void drain(struct bpf_dp *dp, uint32_t ifindex)
 	d.flags &= ~(uint32_t)DCQCN_DEV_PACE;
 	if (bpf_map_update_elem(dp->fd[DP_DEVS], &ifindex, &d, BPF_EXIST))
 		return;
-	usleep(1000);
+	programs_quiesce();
 	while (!bpf_map_get_next_key(dp->fd[DP_FLOWS], prev, next)) {
 		if (flow_of(next, ifindex) &&
 		    !bpf_map_lookup_elem_flags(dp->fd[DP_FLOWS], next, &f,
