@@ -36,7 +36,9 @@
 # Outside scripts/vm (no ROCECC_VM_OUT_DIR) it goes to a new /tmp/demo.XXXXXX.
 #
 # Knobs: ROCECC_DEMO_SENDERS (3), ROCECC_DEMO_SECS (8, the runs without
-# rocecc), ROCECC_DEMO_TIME_SECS (20, the runs with it).
+# rocecc), ROCECC_DEMO_TIME_SECS (20, the runs with it), the bottleneck's
+# RED: ROCECC_DEMO_KMIN and ROCECC_DEMO_KMAX (bytes, 20000 and 80000),
+# ROCECC_DEMO_PMAX (0.1), ROCECC_DEMO_MODES (the runs, in order).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$top/selftests/vm/lib
@@ -49,6 +51,7 @@ n=${ROCECC_DEMO_SENDERS:-3}
 export INCAST_VICTIM=64 INCAST_VICTIM_GAP_MS=100
 secs=${ROCECC_DEMO_SECS:-8}
 tsecs=${ROCECC_DEMO_TIME_SECS:-20}
+kmin=${ROCECC_DEMO_KMIN:-20000} kmax=${ROCECC_DEMO_KMAX:-80000} pmax=${ROCECC_DEMO_PMAX:-0.1}
 if [ -n "${ROCECC_VM_OUT_DIR:-}" ]; then
 	INCAST_DIR=$ROCECC_VM_OUT_DIR/${1:-$(date -u +%Y%m%dT%H%M%SZ)}
 	mkdir -p "$INCAST_DIR" || exit 1
@@ -73,9 +76,9 @@ trap cleanup EXIT
 t_start=$EPOCHREALTIME
 phase() { printf '[demo %5.1fs] %s\n' "$(awk -v a="$t_start" -v b="$EPOCHREALTIME" 'BEGIN { print b - a }')" "$*"; }
 
-phase "building $((n + 2)) soft-RoCE hosts and a switch; bottleneck toward host $((n + 1)): 20 Mbit/s, RED ECN Kmin 20 KB, Kmax 80 KB, Pmax 0.1; the victim on host $((n + 2))"
+phase "building $((n + 2)) soft-RoCE hosts and a switch; bottleneck toward host $((n + 1)): 20 Mbit/s, RED ECN Kmin $((kmin / 1000)) KB, Kmax $((kmax / 1000)) KB, Pmax $pmax; the victim on host $((n + 2))"
 modprobe -a ib_core rdma_rxe || exit 1
-incast_setup "$n" 20 20000 80000 0.1 || exit 1
+incast_setup "$n" 20 "$kmin" "$kmax" "$pmax" || exit 1
 phase "starting roceccd (per-flow telemetry; sampled every 250 ms during each run)"
 incast_engine none || exit 1
 "$RD_BIN" -f -p "$RD_PORT" -c "$INCAST_RD_CONF" -i 250ms --buckets-per-octave 16 \
@@ -89,7 +92,7 @@ for ((i = 0; i < 150; i++)); do
 	_topo_sleep 0.2
 done
 rd_get flows.json >/dev/null || { echo "roceccd does not answer" >&2; cat "$INCAST_DIR/roceccd.log" >&2; exit 1; }
-modes="plain ect mlx5-time bpf-mlx5-time paper-time"
+modes=${ROCECC_DEMO_MODES:-plain ect mlx5-time bpf-mlx5-time paper-time}
 for m in $modes; do
 	incast_mode "$m" || exit 1
 	case $m in
