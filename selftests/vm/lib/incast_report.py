@@ -15,8 +15,22 @@ and the module's CNP counters when it was loaded. When roceccd watched the
 run (TAG/flows.json, INCAST_ROCECCD in lib/incast.sh) also its message
 completion p50/p99/p99.9 per sender: on the wire, first packet of a message
 to the ACK that completes it (rocegen's figures count from the post to the
-completion). The datapath's counters come from rocecc -j -s dev show, whose
-keys are the same for rocecc.ko and the BPF engine (bpf/dcqcn.bpf.c): CNPs
+completion). Both message rows cover the whole run, start-up included, not
+the window: a sender keeps 4 x 16 KB outstanding, so its message takes
+524 kbit over its current rate wherever it waits (switch queue or pacer;
+about 79 ms at 20/3 Mb/s with ECT alone and with rocecc), and the p99
+is the slowest 1 % of the run. Under mlx5-time that is the start: 5-9
+CNPs a flow in the first 0.23 s (alpha starts at 1, so a handled one
+halves the rate) leave ~0.7 Mb/s a flow (a message per ~190 ms) until
+the 1.5 s timer, the queue empty and the link 11-13 % used; 11-15
+messages a sender (of 710-940) took 300-780 ms, all done by 2.5 s, and
+the p99 (the 8th-10th slowest) is one of them: 300-575 ms in 16 of 18
+senders of six 3-to-1 runs, ~200 ms in the two that escaped those cuts,
+while no message of the window took more than ~150 ms (estimated from
+rocegen's 10 ms throughput samples). The victim's figures are the
+window's.
+The datapath's counters come from rocecc -j -s dev show, whose keys are
+the same for rocecc.ko and the BPF engine (bpf/dcqcn.bpf.c): CNPs
 sent (receiver) and handled or ignored (senders), CE-marked RoCE packets
 the receiver saw, packets the senders' pacing delayed and capped; and the
 engine that drove each device ("module", "bpf"), which must be one for all.
@@ -280,12 +294,12 @@ def main():
         rows.append((f"host{h} Mbit/s (all / window)",
                      lambda r, h=h: f"{r[f'mbit{h}']:.2f} / {r[f'win_mbit{h}']:.2f}"))
     for h in range(1, n + 1):
-        rows.append((f"host{h} msg p50/p99/p99.9 ms",
+        rows.append((f"host{h} msg p50/p99/p99.9 ms (all)",
                      lambda r, h=h: "/".join(f"{r[f'{p}_ms{h}']:.0f}"
                                              for p in ("p50", "p99", "p999"))))
     if any("rd_msgs1" in r for r in runs.values()):
         for h in range(1, n + 1):
-            rows.append((f"host{h} roceccd msg p50/p99/p99.9 ms",
+            rows.append((f"host{h} roceccd msg p50/p99/p99.9 ms (all)",
                          lambda r, h=h: "-" if not r.get(f"rd_msgs{h}") else
                          "/".join(ms(r[f"rd_{p}_ms{h}"])
                                   for p in ("p50", "p99", "p999"))))
