@@ -38,8 +38,9 @@
 #    3-to-1 runs): mlx5 leaves the target rate unclamped at a cut
 #    (rp_clamp_tgt_rate 0) and each 1.5 s timer event jumps halfway back.
 #  - paper-time: R_AI 20 kb/s per 110 ms; flows cut to different rates in
-#    the first second need minutes, not 20 s, to meet (Jain 0.85-0.93 in
-#    3-to-1 runs, 1.00 in 2-to-1).
+#    the first second need minutes, not 20 s, to meet (Jain 0.85-1.00 in
+#    3-to-1 runs, 1.00 only when no flow escaped one of the start's cuts;
+#    lib/incast.sh has the figures).
 # All figures of all runs are printed side by side.
 #
 # The 3-to-1 runs have a victim beside them (lib/incast.sh INCAST_VICTIM):
