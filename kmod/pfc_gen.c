@@ -408,7 +408,13 @@ void rocecc_dcb_rx(struct rocecc_dev *rdev, struct sk_buff *skb,
 	}
 	rec = kmem_cache_alloc(rocecc_occ_cache, GFP_ATOMIC);
 	if (!rec) {
-		atomic_dec(&rocecc_occ_outstanding);
+		/*
+		 * Records other CPUs added while we held the count at 1 saw
+		 * 2 or more and left starting the ageing to us.
+		 */
+		if (atomic_dec_return(&rocecc_occ_outstanding) && occ == 1)
+			queue_delayed_work(rocecc_dcb_wq, &rocecc_occ_age_work,
+					   rocecc_occ_age_period());
 		atomic64_inc(&d->untracked);
 		return;
 	}
