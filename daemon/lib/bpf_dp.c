@@ -800,6 +800,24 @@ static struct qptimeout *qpt_load(struct bpf_dp *dp, const char *dir)
 	return q;
 }
 
+/*
+ * A learn that failed half-way: the links it pinned itself lose their
+ * pins (an fexit writing dp_qps with no fentry deleting, left running
+ * behind an error, would fill the map); links adopted stay as they were.
+ */
+static void qpt_unpin_own(struct bpf_dp *dp, const bool adopted[2])
+{
+	char path[512];
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (!dp->pin_dir[0] || !dp->qpt_link[i] || adopted[i])
+			continue;
+		qpt_path(dp->pin_dir, QPT_MODIFY + i, path, sizeof(path));
+		unlink(path);
+	}
+}
+
 int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
 {
 	bool replaced = false, adopted[2] = { false, false };
@@ -847,6 +865,7 @@ int bpf_dp_learn_timeouts(struct bpf_dp *dp, char *err, size_t errlen)
 			e = -errno;
 	}
 	if (e) {
+		qpt_unpin_own(dp, adopted);
 		bpf_link__destroy(dp->qpt_link[0]);
 		dp->qpt_link[0] = NULL;
 		qptimeout__destroy(q);
