@@ -25,9 +25,9 @@
 # (IBV_WC_REM_INV_REQ_ERR), not the queue (make demo shows that).
 # Asserted for every rocecc run: no drops, no sender's QP retransmitting
 # more often than the guest stalled (below), no completion errors (but on
-# a QP those retransmissions retried: below), CNPs sent and handled. Jain's fairness index of the
-# per-flow goodput after convergence >= 0.9: for mlx5, paper and
-# mlx5-time. The bottleneck queue's p99 at or below Kmax: for paper-time.
+# a QP those retransmissions retried: below), CNPs sent and handled.
+# Jain's fairness index of the per-flow goodput after convergence >= 0.9:
+# for mlx5, paper and mlx5-time. The bottleneck queue's p99 at or below Kmax: for paper-time.
 # The rest is printed, not asserted, because it does not hold, and the
 # figures show why:
 #  - mlx5, paper (time constants kept): the rate timer (300 us, 55 us)
@@ -81,8 +81,9 @@
 # the ACKs of every QP with data in flight, and one of 64 ms (95 % of the
 # timeout) can time several out at once. CI failed on the sum: paper-time
 # 3-to-1, 2 stalls (longest 63.7 ms), 3 bulk retransmissions, all 3
-# within 134 ms after one, none elsewhere, no drops, queue p99 0 B. It prints which retransmissions came within 134 ms (two
-# timeouts) after a stall and how much of the run lay so. Figures (6.1,
+# within 134 ms after one, none elsewhere, no drops, queue p99 0 B. It
+# prints which retransmissions came within 134 ms (two timeouts) after a
+# stall and how much of the run lay so. Figures (6.1,
 # 3-to-1, ect, mlx5-time, paper-time), with two busy loops on this 2-core
 # host: 144-483 stalls a run, longest 67-202 ms; the -time runs
 # retransmitted 3, 3, 10, 34 times (bulk) and 4 (victim), and 3, 3, 10,
