@@ -6,7 +6,8 @@
  * --depth outstanding messages at most, --count in total, and a token
  * bucket at --rate. The completer polls the CQ (completion channel, sleep
  * or spin: --cq-wait), stamps each completion, and owns the latency
- * histograms and throughput series.
+ * histograms (all messages; with --window-ms also those posted in that
+ * window) and throughput series.
  *
  * Why not one thread: soft-RoCE runs its requester inside the
  * ibv_post_send() system call of a user QP ("process context"), so a post
@@ -361,7 +362,11 @@ static int client_poll(struct rg_run *r)
 					&f->post_ns[seq % r->depth],
 					__ATOMIC_ACQUIRE);
 
-				rg_hist_add(&f->hist, now > t0 ? now - t0 : 0);
+				rg_hist_add_split(&f->hist, &f->whist,
+						  r->o->have_window ?
+						  &r->o->window : NULL,
+						  r->t_start, t0,
+						  now > t0 ? now - t0 : 0);
 				f->completed++;
 				f->bytes += r->size;
 				r->t_last = now;
@@ -722,6 +727,17 @@ static double run_elapsed_s(const struct rg_run *r)
 	return (double)(end - r->t_start) / 1e9;
 }
 
+/* --window-ms as [from, to] in ms since the start, to null: the end. */
+static struct json_object *jwindow(const struct rg_window *w)
+{
+	struct json_object *a = json_object_new_array();
+
+	json_object_array_add(a, jdouble(w->from_ns / 1e6));
+	json_object_array_add(a, w->to_ns == UINT64_MAX ? NULL :
+			      jdouble(w->to_ns / 1e6));
+	return a;
+}
+
 /* The report's "params": what was asked and what was agreed on. */
 static struct json_object *jparams(const struct rg_run *r)
 {
@@ -747,6 +763,8 @@ static struct json_object *jparams(const struct rg_run *r)
 	jadd_str(p, "cq_wait", rg_wait_names[o->wait]);
 	if (o->cpu >= 0)
 		jadd_int(p, "cpu", (uint64_t)o->cpu);
+	if (o->have_window)
+		json_object_object_add(p, "window_ms", jwindow(&o->window));
 	return p;
 }
 
@@ -786,6 +804,9 @@ static struct json_object *jflow(const struct rg_run *r, unsigned int i,
 		jadd_int(q, "depth_stalls", f->depth_stalls);
 	}
 	json_object_object_add(q, "latency", jlatency(&f->hist));
+	if (r->o->have_window)
+		json_object_object_add(q, "window_latency",
+				       jlatency(&f->whist));
 	for (k = 0; k < f->nser; k++) {
 		e = json_object_new_object();
 		json_object_object_add(e, "t_ms", jdouble(f->ser[k].t_ms));
@@ -803,37 +824,24 @@ static struct json_object *jflow(const struct rg_run *r, unsigned int i,
 	return q;
 }
 
-static struct json_object *client_json(const struct rg_run *r)
+/* The report's "qps" and "total" (all QPs summed, histograms merged). */
+static void jqps_total(const struct rg_run *r, double el,
+		       struct json_object *root)
 {
-	struct json_object *root = json_object_new_object();
 	struct json_object *qps = json_object_new_array();
 	struct json_object *tot = json_object_new_object();
-	static struct rg_hist all;
+	static struct rg_hist all, wall;
 	uint64_t tb = 0, tm = 0, te = 0, tp = 0, tl = 0;
-	double el = run_elapsed_s(r);
 	unsigned int i;
 
-	jadd_str(root, "tool", RG_NAME);
-	jadd_int(root, "version", RG_PROTO);
-	jadd_str(root, "role", "client");
-	json_object_object_add(root, "params", jparams(r));
-	json_object_object_add(root, "local", jlocal(r));
-	json_object_object_add(root, "start_time",
-		jdouble(r->start_real.tv_sec + r->start_real.tv_nsec / 1e9));
-	json_object_object_add(root, "elapsed_s", jdouble(el));
-	json_object_object_add(root, "interrupted",
-			       json_object_new_boolean(r->interrupted));
-	json_object_object_add(root, "drain_timeout",
-			       json_object_new_boolean(r->drain_timeout));
-	json_object_object_add(root, "loop", jloop(r));
-	json_object_object_add(root, "hw_counters", jhwc(&r->dev));
-
 	rg_hist_init(&all);
+	rg_hist_init(&wall);
 	for (i = 0; i < r->nflows; i++) {
 		const struct rg_flow *f = &r->flows[i];
 
 		json_object_array_add(qps, jflow(r, i, el));
 		rg_hist_merge(&all, &f->hist);
+		rg_hist_merge(&wall, &f->whist);
 		tb += f->bytes;
 		tm += f->completed;
 		te += f->errors;
@@ -851,8 +859,54 @@ static struct json_object *client_json(const struct rg_run *r)
 	if (r->o->rate_bps)
 		jadd_int(tot, "tokens_lost_bytes", tl);
 	json_object_object_add(tot, "latency", jlatency(&all));
+	if (r->o->have_window)
+		json_object_object_add(tot, "window_latency", jlatency(&wall));
 	json_object_object_add(root, "total", tot);
+}
+
+static struct json_object *client_json(const struct rg_run *r)
+{
+	struct json_object *root = json_object_new_object();
+	double el = run_elapsed_s(r);
+
+	jadd_str(root, "tool", RG_NAME);
+	jadd_int(root, "version", RG_PROTO);
+	jadd_str(root, "role", "client");
+	json_object_object_add(root, "params", jparams(r));
+	json_object_object_add(root, "local", jlocal(r));
+	json_object_object_add(root, "start_time",
+		jdouble(r->start_real.tv_sec + r->start_real.tv_nsec / 1e9));
+	json_object_object_add(root, "elapsed_s", jdouble(el));
+	json_object_object_add(root, "interrupted",
+			       json_object_new_boolean(r->interrupted));
+	json_object_object_add(root, "drain_timeout",
+			       json_object_new_boolean(r->drain_timeout));
+	json_object_object_add(root, "loop", jloop(r));
+	json_object_object_add(root, "hw_counters", jhwc(&r->dev));
+	jqps_total(r, el, root);
 	return root;
+}
+
+/* --window-ms: the messages posted in it, all QPs merged. */
+static void window_summary(const struct rg_run *r, FILE *out)
+{
+	const struct rg_window *w = &r->o->window;
+	static struct rg_hist h;
+	unsigned int i;
+
+	rg_hist_init(&h);
+	for (i = 0; i < r->nflows; i++)
+		rg_hist_merge(&h, &r->flows[i].whist);
+	fprintf(out, "window %.0f..", w->from_ns / 1e6);
+	if (w->to_ns != UINT64_MAX)
+		fprintf(out, "%.0f", w->to_ns / 1e6);
+	fprintf(out, " ms: %llu msgs, latency us p50 %.1f p90 %.1f p99 %.1f p99.9 %.1f max %.1f\n",
+		(unsigned long long)h.count,
+		rg_hist_percentile(&h, 500000) / 1e3,
+		rg_hist_percentile(&h, 900000) / 1e3,
+		rg_hist_percentile(&h, 990000) / 1e3,
+		rg_hist_percentile(&h, 999000) / 1e3,
+		h.count ? h.max / 1e3 : 0.0);
 }
 
 static void client_summary(const struct rg_run *r, FILE *out)
@@ -883,6 +937,8 @@ static void client_summary(const struct rg_run *r, FILE *out)
 		rg_op_names[r->op], (unsigned long long)r->size,
 		(unsigned long long)tm, el, el > 0 ? tb * 8 / el / 1e6 : 0,
 		(unsigned long long)te, r->interrupted ? " (interrupted)" : "");
+	if (r->o->have_window)
+		window_summary(r, out);
 }
 
 int client_main(const struct rg_opts *o)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * rocegen's pure logic: option parsing, log-linear histogram, token bucket.
+ * rocegen's pure logic: option parsing, log-linear histogram, the window's
+ * split, token bucket.
  * See rg_lib.h for the contracts; selftests/unit/tools/test_rg_*.c for
  * the checks.
  */
@@ -231,6 +232,53 @@ double rg_hist_mean(const struct rg_hist *h)
 	if (!h->count)
 		return 0.0;
 	return (double)h->sum / (double)h->count;
+}
+
+/* ----------------------------------------------------------------- window */
+
+/* Milliseconds (up to 9 fraction digits) as ns; leaves *sp after them. */
+static int parse_ms(const char **sp, uint64_t *ns)
+{
+	uint64_t ip, fp;
+	unsigned int fdigits;
+
+	if (parse_decimal(sp, &ip, &fp, &fdigits))
+		return -1;
+	return scale_decimal(ip, fp, fdigits, 1000000, ns);
+}
+
+int rg_parse_window(const char *s, struct rg_window *w)
+{
+	struct rg_window v = { .to_ns = UINT64_MAX };
+
+	if (!s || parse_ms(&s, &v.from_ns))
+		return -1;
+	if (*s == ':') {
+		s++;
+		if (parse_ms(&s, &v.to_ns) || v.to_ns <= v.from_ns)
+			return -1;
+	}
+	if (*s)
+		return -1;
+	*w = v;
+	return 0;
+}
+
+bool rg_window_holds(const struct rg_window *w, uint64_t start_ns,
+		     uint64_t post_ns)
+{
+	uint64_t t = post_ns > start_ns ? post_ns - start_ns : 0;
+
+	return t >= w->from_ns && t < w->to_ns;
+}
+
+void rg_hist_add_split(struct rg_hist *all, struct rg_hist *win,
+		       const struct rg_window *w, uint64_t start_ns,
+		       uint64_t post_ns, uint64_t lat_ns)
+{
+	rg_hist_add(all, lat_ns);
+	if (w && rg_window_holds(w, start_ns, post_ns))
+		rg_hist_add(win, lat_ns);
 }
 
 /* ----------------------------------------------------------- token bucket */

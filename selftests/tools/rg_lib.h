@@ -2,8 +2,8 @@
 /*
  * rocegen's pure logic, free of verbs and I/O so that it is unit-tested on
  * the host (selftests/unit/tools/test_rg_*.c): option value parsing, the
- * latency histogram (on include/rocecc/hist.h) and the token bucket that
- * paces posts.
+ * latency histogram (on include/rocecc/hist.h), the window of the run whose
+ * messages get a second histogram, and the token bucket that paces posts.
  */
 #ifndef _ROCEGEN_LIB_H
 #define _ROCEGEN_LIB_H
@@ -77,6 +77,40 @@ void rg_hist_merge(struct rg_hist *dst, const struct rg_hist *src);
 /* Nearest-rank percentile, @ppm in parts per million (p99.9 = 999000). */
 uint64_t rg_hist_percentile(const struct rg_hist *h, uint32_t ppm);
 double rg_hist_mean(const struct rg_hist *h);
+
+/* ----------------------------------------------------------------- window */
+
+/*
+ * A span of the run, in nanoseconds since its start (rocegen's first
+ * post): [from_ns, to_ns), to_ns = UINT64_MAX for "until the end". A
+ * message belongs to it when it was posted inside it, whenever it
+ * completes: its latency is then that of the conditions it was sent into,
+ * and a message posted before the span (a start-up's slow one completing
+ * inside it) is not counted.
+ */
+struct rg_window {
+	uint64_t from_ns;
+	uint64_t to_ns;
+};
+
+/*
+ * "START[:END]": milliseconds since the start, decimal numbers with up to
+ * 9 fractional digits ("3000", "2500.5:18000"); without END the window
+ * lasts until the end. 0 on success, -1 if @s is not one or END <= START.
+ */
+int rg_parse_window(const char *s, struct rg_window *w);
+
+/* Was a message posted at @post_ns, in a run started at @start_ns, in @w? */
+bool rg_window_holds(const struct rg_window *w, uint64_t start_ns,
+		     uint64_t post_ns);
+
+/*
+ * Count a latency @lat_ns of a message posted at @post_ns in @all, and in
+ * @win too if @w (NULL: no window) holds the post.
+ */
+void rg_hist_add_split(struct rg_hist *all, struct rg_hist *win,
+		       const struct rg_window *w, uint64_t start_ns,
+		       uint64_t post_ns, uint64_t lat_ns);
 
 /* ----------------------------------------------------------- token bucket */
 

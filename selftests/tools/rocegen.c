@@ -6,10 +6,13 @@
  *
  *   rocegen --server [--port P] [--dev D] [--sessions N] [--json FILE|-]
  *   rocegen --client SERVER [--dev D] [--qps N] [--op write|send]
- *           [--size B] [--rate MBIT] [--duration S | --count N] ...
+ *           [--size B] [--rate MBIT] [--duration S | --count N]
+ *           [--window-ms START[:END]] ...
  *
  * The client measures: every message is posted signaled and its
- * post-to-completion time goes into a log-linear histogram per QP; bytes
+ * post-to-completion time goes into a log-linear histogram per QP (and,
+ * with --window-ms, into a second one if it was posted inside that span
+ * of the run: a steady state's latency apart from the start-up's); bytes
  * completed are sampled every --sample-ms into a throughput series. The
  * server only owns the target buffer / receive queues and counts what
  * arrives. QP numbers, PSNs, GIDs and the target buffer's rkey/address are
@@ -160,6 +163,9 @@ static void usage(FILE *f)
 "  -D, --duration S       run time (s, ms, us suffixes) (default 10 s)\n"
 "  -n, --count N          messages per QP (stops at the first of both)\n"
 "      --sample-ms N      throughput sampling interval (default 10)\n"
+"      --window-ms A[:B]  also the latency of the messages posted from A\n"
+"                         to B ms after the start (default B: the end),\n"
+"                         as \"window_latency\" in --json\n"
 "      --allow-errors     exit 0 even if completions failed\n"
 "      --connect-timeout S  keep retrying the TCP connect (default 10)\n");
 }
@@ -168,7 +174,7 @@ enum {
 	OPT_IB_PORT = 256, OPT_TCLASS, OPT_MTU, OPT_TIMEOUT, OPT_RETRY,
 	OPT_RNR_RETRY, OPT_CQ_WAIT, OPT_SLEEP_US, OPT_JSON, OPT_BIND,
 	OPT_SESSIONS, OPT_BURST, OPT_DEPTH, OPT_SAMPLE_MS, OPT_ALLOW_ERRORS,
-	OPT_CONNECT_TIMEOUT, OPT_MIN_RNR, OPT_CPU,
+	OPT_CONNECT_TIMEOUT, OPT_MIN_RNR, OPT_CPU, OPT_WINDOW_MS,
 };
 
 static const struct option long_opts[] = {
@@ -193,6 +199,7 @@ static const struct option long_opts[] = {
 	{ "rnr-retry", required_argument, NULL, OPT_RNR_RETRY },
 	{ "min-rnr-timer", required_argument, NULL, OPT_MIN_RNR },
 	{ "sample-ms", required_argument, NULL, OPT_SAMPLE_MS },
+	{ "window-ms", required_argument, NULL, OPT_WINDOW_MS },
 	{ "json", required_argument, NULL, OPT_JSON },
 	{ "cq-wait", required_argument, NULL, OPT_CQ_WAIT },
 	{ "sleep-us", required_argument, NULL, OPT_SLEEP_US },
@@ -308,6 +315,12 @@ static bool opt_traffic(struct rg_opts *o, int c, const char *opt,
 		return true;
 	case OPT_SAMPLE_MS:
 		o->sample_ms = opt_uint(opt, optarg, 1, 3600000);
+		return true;
+	case OPT_WINDOW_MS:
+		if (rg_parse_window(optarg, &o->window))
+			bad_opt(opt, "'%s' is not START[:END] (ms since the start, END > START)",
+				optarg);
+		o->have_window = true;
 		return true;
 	case OPT_CQ_WAIT:
 		if (!strcmp(optarg, "event"))
@@ -754,6 +767,7 @@ struct rg_flow *flows_alloc(unsigned int n, unsigned int depth)
 	for (i = 0; i < n; i++) {
 		f[i].idx = i;
 		rg_hist_init(&f[i].hist);
+		rg_hist_init(&f[i].whist);
 		f[i].post_ns = calloc(depth, sizeof(uint64_t));
 		f[i].psn = (uint32_t)lrand48() & 0xffffff;
 		if (!f[i].post_ns) {

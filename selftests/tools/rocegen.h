@@ -154,6 +154,8 @@ struct rg_opts {
 	uint64_t connect_timeout_ns;
 	int cpu;		/* -1: no pinning */
 	bool quiet;
+	bool have_window;	/* --window-ms: also "window_latency" */
+	struct rg_window window;
 };
 
 struct rg_sample {
@@ -188,6 +190,7 @@ struct rg_flow {
 	uint64_t completed;
 	uint64_t bytes;
 	struct rg_hist hist;
+	struct rg_hist whist;	/* messages posted in --window-ms */
 	struct rg_sample *ser;
 	size_t nser;
 	size_t capser;

@@ -38,7 +38,9 @@
 #       report's window starts INCAST_CONV (3) s after the last sender did.
 #       Each sender runs INCAST_QPS (1) RC QPs, each writing INCAST_SIZE
 #       (16K) messages with INCAST_DEPTH (4) outstanding; sender H starts
-#       (H - 1) * INCAST_STAGGER_MS (0) after the first. With
+#       (H - 1) * INCAST_STAGGER_MS (0) after the first, and its rocegen
+#       keeps the latency of the messages it posted inside the report's
+#       window apart (--window-ms, _incast_window). With
 #       INCAST_VICTIM=SIZE, host N+2 runs the victim: one QP to the same
 #       receiver, through the same bottleneck and priority, writing SIZE
 #       messages one at a time (depth 1), back to back, or one every
@@ -356,13 +358,15 @@ incast_run() {
 		pids+=($!)
 	fi
 	for ((h = 1; h <= INCAST_N; h++)); do
+		_incast_window "$h" "$secs"
 		[ "$h" -gt 1 ] && [ "${INCAST_STAGGER_MS:-0}" -gt 0 ] &&
 			_topo_sleep "$(printf '%d.%03d' $((INCAST_STAGGER_MS / 1000)) $((INCAST_STAGGER_MS % 1000)))"
 		timeout $((secs + 60)) "$DP_RG" --client "$(topo_ip $((INCAST_N + 1)))" \
 			--port "$INCAST_PORT" --dev "rxe$h" --cpu $(((h - 1) % 2)) \
 			--op write --size "${INCAST_SIZE:-16K}" --duration "$secs" \
 			--depth "${INCAST_DEPTH:-4}" --qps "${INCAST_QPS:-1}" \
-			--tclass "$tclass" --allow-errors -Q \
+			--tclass "$tclass" --window-ms "$INCAST_WIN" \
+			--allow-errors -Q \
 			--json "$d/c$h.json" "$@" 2>"$d/c$h.err" &
 		pids+=($!)
 	done
@@ -387,6 +391,21 @@ incast_run() {
 	_incast_no_module "$INCAST_MODE" || st=1
 	[ $st = 0 ] || cat "$d"/*.err >&2
 	return $st
+}
+
+# _incast_window H SECS: INCAST_WIN, sender H's --window-ms: the report's
+# window (INCAST_CONV s after the last sender's start until the first one
+# stops) in ms since H's own start, as the stagger schedules them: from
+# CONV + (N - H) * STAGGER to SECS - (H - 1) * STAGGER. The senders' real
+# starts differ from the schedule by their launch and handshake; the
+# report measures by how much (incast_report.py, wskew_ms).
+INCAST_WIN=
+_incast_window() {
+	local st=${INCAST_STAGGER_MS:-0} a b
+	a=$((${INCAST_CONV:-3} * 1000 + (INCAST_N - $1) * st))
+	b=$(($2 * 1000 - ($1 - 1) * st))
+	[ "$a" -lt "$b" ] || a=0
+	INCAST_WIN=$a:$b
 }
 
 # _incast_stallmon_start DIR / _incast_stallmon_stop: the guest's stalls

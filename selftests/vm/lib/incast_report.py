@@ -27,8 +27,15 @@ messages a sender (of 710-940) took 300-780 ms, all done by 2.5 s, and
 the p99 (the 8th-10th slowest) is one of them: 300-575 ms in 16 of 18
 senders of six 3-to-1 runs, ~200 ms in the two that escaped those cuts,
 while no message of the window took more than ~150 ms (estimated from
-rocegen's 10 ms throughput samples). The victim's figures are the
-window's.
+rocegen's 10 ms throughput samples). So each sender's rocegen also keeps
+the messages it posted inside the window apart (--window-ms, from
+lib/incast.sh: the window as the stagger schedules it, in ms since that
+sender's own start; by post time, so that a start-up message completing
+in the window is not counted and the window's last messages are, however
+long they take): the "(window)" rows, wp50_msH/wp99_msH/wp999_msH and
+wmsgsH in the figures, and wskew_ms, by how much a sender's window start
+missed the report's (launch and handshake against the schedule). The
+victim's figures are the window's.
 The datapath's counters come from rocecc -j -s dev show, whose keys are
 the same for rocecc.ko and the BPF engine (bpf/dcqcn.bpf.c): CNPs
 sent (receiver) and handled or ignored (senders), CE-marked RoCE packets
@@ -178,6 +185,23 @@ def stalls(d, r, n):
     r["stall_cover"] = cover
 
 
+def window_latency(c, r, h, w0):
+    """Sender h's message p50/p99/p99.9 of the window (wp50_msH ...) and
+    their count (wmsgsH): the messages rocegen saw posted inside its
+    --window-ms (lib/incast.sh passes the report's window as the stagger
+    schedules it). wskew_ms: by how much the latest sender's window start
+    missed the report's w0 (their real starts against the schedule)."""
+    lat = c["total"].get("window_latency")
+    win = c["params"].get("window_ms")
+    if lat is None or win is None:
+        return
+    for p in ("p50", "p99", "p999"):
+        r[f"w{p}_ms{h}"] = lat[p] / 1e3
+    r[f"wmsgs{h}"] = lat.get("samples", 0)
+    skew = abs(c["start_time"] + win[0] / 1e3 - w0) * 1e3
+    r["wskew_ms"] = max(r.get("wskew_ms", 0.0), skew)
+
+
 def run_figures(d, rate, conv):
     run = open(os.path.join(d, "run")).read().split()
     mode, n = run[0], int(run[1])
@@ -205,6 +229,7 @@ def run_figures(d, rate, conv):
         lat = c["total"]["latency"]
         for p in ("p50", "p99", "p999"):
             r[f"{p}_ms{h}"] = lat[p] / 1e3
+        window_latency(c, r, h, w0)
         r[f"errors{h}"] = c["total"]["errors"]
         r[f"retry{h}"] = delta(f"rxe{h}.completer_retry_err")
     fj = os.path.join(d, "flows.json")
@@ -297,6 +322,17 @@ def main():
         rows.append((f"host{h} msg p50/p99/p99.9 ms (all)",
                      lambda r, h=h: "/".join(f"{r[f'{p}_ms{h}']:.0f}"
                                              for p in ("p50", "p99", "p999"))))
+    if any("wmsgs1" in r for r in runs.values()):
+        for h in range(1, n + 1):
+            rows.append((f"host{h} msg p50/p99/p99.9 ms (window)",
+                         lambda r, h=h: "-" if f"wmsgs{h}" not in r else
+                         "/".join(f"{r[f'w{p}_ms{h}']:.0f}"
+                                  for p in ("p50", "p99", "p999"))))
+        rows.append(("msg window: messages, start skew ms",
+                     lambda r: "-" if "wmsgs1" not in r else
+                     "/".join(str(r.get(f"wmsgs{h}", 0))
+                              for h in range(1, r["senders"] + 1)) +
+                     f", {r['wskew_ms']:.0f}"))
     if any("rd_msgs1" in r for r in runs.values()):
         for h in range(1, n + 1):
             rows.append((f"host{h} roceccd msg p50/p99/p99.9 ms (all)",
