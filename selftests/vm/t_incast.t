@@ -27,9 +27,9 @@
 # more often than the guest stalled (below), no completion errors (but on
 # a QP those retransmissions retried: below), CNPs sent and handled.
 # Jain's fairness index of the per-flow goodput after convergence >= 0.9:
-# for mlx5, paper and mlx5-time. The bottleneck queue's p99 at or below Kmax: for paper-time.
-# The rest is printed, not asserted, because it does not hold, and the
-# figures show why:
+# for mlx5, paper and mlx5-time. The bottleneck queue's p99 at or below
+# Kmax: for paper-time. The rest is printed, not asserted, because it does
+# not hold, and the figures show why:
 #  - mlx5, paper (time constants kept): the rate timer (300 us, 55 us)
 #    undoes a cut before a flow's next packet can bring the next CNP, the
 #    rates hardly move and the queue stays where rxe's window puts it,
