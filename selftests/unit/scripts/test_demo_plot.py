@@ -3,7 +3,6 @@
 """scripts/demo_plot.py on a synthetic demo directory (TAP): the derived
 series (rate from tx_bytes deltas, CNPs from rx_cnp deltas, the CDF from
 cumulative buckets) and the PNG/SVG files. Needs gnuplot for the files."""
-import importlib.util
 import json
 import os
 import shutil
@@ -12,13 +11,11 @@ import sys
 import tempfile
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../.."))
-spec = importlib.util.spec_from_file_location(
-    "demo_plot", os.path.join(TOP, "scripts/demo_plot.py"))
-dp = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(dp)
-
 sys.path.insert(0, os.path.join(TOP, "selftests/lib"))
+from srcmod import load  # noqa: E402
 from tap import ok, plan, skip  # noqa: E402
+
+dp = load("scripts/demo_plot.py")
 
 
 def near(a, b, eps=1e-6):

@@ -4,19 +4,16 @@
 (TAP): which retransmissions follow a guest stall (t_incast.t's header),
 that those the monitor missed count as not following one, and the share
 of the run within the window after a stall."""
-import importlib.util
 import os
 import sys
 import tempfile
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../.."))
-spec = importlib.util.spec_from_file_location(
-    "incast_report", os.path.join(TOP, "selftests/vm/lib/incast_report.py"))
-ir = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(ir)
-
 sys.path.insert(0, os.path.join(TOP, "selftests/lib"))
+from srcmod import load  # noqa: E402
 from tap import ok, plan  # noqa: E402
+
+ir = load("selftests/vm/lib/incast_report.py")
 
 C = "/sys/class/infiniband/rxe{}/ports/1/hw_counters/{}"
 

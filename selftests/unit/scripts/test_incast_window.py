@@ -4,18 +4,15 @@
 message percentiles of the window from rocegen's "window_latency", how far
 its --window-ms start missed the report's window, and nothing from a
 rocegen run without --window-ms."""
-import importlib.util
 import os
 import sys
 
 TOP = os.path.abspath(os.path.join(os.path.dirname(__file__), "../../.."))
-spec = importlib.util.spec_from_file_location(
-    "incast_report", os.path.join(TOP, "selftests/vm/lib/incast_report.py"))
-ir = importlib.util.module_from_spec(spec)
-spec.loader.exec_module(ir)
-
 sys.path.insert(0, os.path.join(TOP, "selftests/lib"))
+from srcmod import load  # noqa: E402
 from tap import ok, plan  # noqa: E402
+
+ir = load("selftests/vm/lib/incast_report.py")
 
 
 def client(start, win, lat, wlat):
