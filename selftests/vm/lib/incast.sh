@@ -304,7 +304,7 @@ incast_engine() {
 			done=()
 			while IFS= read -r line; do
 				[[ $line =~ (veth[0-9]+):\ BPF\ datapath\ (attached|configured) ]] &&
-					done[${BASH_REMATCH[1]}]=1
+					done+=(["${BASH_REMATCH[1]}"]=1)
 			done < <(tail -n +$((skip + 1)) "$INCAST_RD_LOG")
 			[ "${#done[@]}" -ge "$TOPO_N" ] && return 0
 			_topo_sleep 0.1
