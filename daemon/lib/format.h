@@ -43,8 +43,11 @@ int rd_flow_name(char *buf, size_t n, const char *comm, uint32_t pid,
  *  - a JSON string (rd_json_str()) keeps control characters, which json-c
  *    escapes (\u0001), as it does quotes and backslashes;
  *  - a name in a line of text for people (rd_text_line(): /flows, the
- *    tables of rocecc latency and top) has every control character,
- *    newline included, written as U+FFFD.
+ *    tables of rocecc latency and top, every device name and doctor
+ *    finding rocecc prints as text) has every control character,
+ *    newline included, written as U+FFFD: an escape sequence in a netdev
+ *    name (the kernel refuses only '/', ':' and whitespace) is not
+ *    written to a terminal.
  *
  * Worst case, one byte becomes three: RD_TEXT_MAX(n) holds any name of n
  * bytes.

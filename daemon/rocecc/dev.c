@@ -167,6 +167,7 @@ int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct cli *c = data;
 	struct rocecc_dev_info d;
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	unsigned int t, n;
 
 	if (rocecc_dev_parse(nlh, &d) < 0) {
@@ -180,8 +181,9 @@ int dev_show_cb(const struct nlmsghdr *nlh, void *data)
 	}
 	if (!c->rows++)
 		printf("%-16s %7s  %s\n", "DEV", "IFINDEX", "ENGINE");
-	printf("%-16s %7u  %s\n", d.name ? d.name : "default", d.ifindex,
-	       c->engine ? c->engine : "module");
+	printf("%-16s %7u  %s\n",
+	       d.name ? rd_text_line(d.name, esc, sizeof(esc)) : "default",
+	       d.ifindex, c->engine ? c->engine : "module");
 	if (!c->stats)
 		return MNL_CB_OK;
 	/* The mlx5 counters on one line, rocecc's own below, 4 a line. */

@@ -24,30 +24,32 @@ static json_object *result_json(const struct doc_dev *d,
 {
 	json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "dev", d ?
-			       json_object_new_string(d->ibdev) : NULL);
+	json_object_object_add(o, "dev", d ? rd_json_str(d->ibdev) : NULL);
 	json_object_object_add(o, "port", d ?
 			       json_object_new_int64(d->port) : NULL);
-	json_object_object_add(o, "netdev", d ?
-			       json_object_new_string(d->netdev) : NULL);
+	json_object_object_add(o, "netdev", d ? rd_json_str(d->netdev) : NULL);
 	json_object_object_add(o, "check", json_object_new_string(r->check));
 	json_object_object_add(o, "status",
 			       json_object_new_string(doc_status_name(r->status)));
-	json_object_object_add(o, "found", json_object_new_string(r->found));
-	json_object_object_add(o, "expected",
-			       json_object_new_string(r->expected));
-	json_object_object_add(o, "fix", json_object_new_string(r->fix));
+	json_object_object_add(o, "found", rd_json_str(r->found));
+	json_object_object_add(o, "expected", rd_json_str(r->expected));
+	json_object_object_add(o, "fix", rd_json_str(r->fix));
 	return o;
 }
 
+/* found, expected and fix hold device names and roceccd's /metrics */
 static void result_text(const struct doc_result *r)
 {
+	char esc[RD_TEXT_MAX(sizeof(r->fix))];
+
 	printf("  %-4s  %-12s %s\n", doc_status_name(r->status), r->check,
-	       r->found);
+	       rd_text_line(r->found, esc, sizeof(esc)));
 	if (r->expected[0])
-		printf("  %-4s  %-12s expected: %s\n", "", "", r->expected);
+		printf("  %-4s  %-12s expected: %s\n", "", "",
+		       rd_text_line(r->expected, esc, sizeof(esc)));
 	if (r->fix[0])
-		printf("  %-4s  %-12s fix: %s\n", "", "", r->fix);
+		printf("  %-4s  %-12s fix: %s\n", "", "",
+		       rd_text_line(r->fix, esc, sizeof(esc)));
 }
 
 struct tally {
@@ -104,6 +106,8 @@ int cli_doctor(const struct cli_doctor_opts *o, int argc, char **argv)
 	struct tally t = { .worst = DOC_PASS };
 	struct doc_facts f;
 	char err[256];
+	char e1[RD_TEXT_MAX(sizeof(f.dev->ibdev))];
+	char e2[RD_TEXT_MAX(sizeof(f.dev->netdev))];
 	size_t i;
 	int ret;
 
@@ -120,8 +124,10 @@ int cli_doctor(const struct cli_doctor_opts *o, int argc, char **argv)
 		t.arr = json_object_new_array();
 	for (i = 0; i < f.ndev; i++) {
 		if (!t.arr)
-			printf("%s port %u (%s):\n", f.dev[i].ibdev,
-			       f.dev[i].port, f.dev[i].netdev);
+			printf("%s port %u (%s):\n",
+			       rd_text_line(f.dev[i].ibdev, e1, sizeof(e1)),
+			       f.dev[i].port,
+			       rd_text_line(f.dev[i].netdev, e2, sizeof(e2)));
 		run_checks(&f, &f.dev[i], &t);
 	}
 	if (!t.arr)

@@ -195,7 +195,7 @@ static void flow_text(struct flow_ctx *c, const struct flow *f,
 		      const char *dev)
 {
 	char ra[INET6_ADDRSTRLEN], la[INET6_ADDRSTRLEN], b1[32], b2[32], b3[32];
-	char lqpn[16];
+	char lqpn[16], esc[RD_TEXT_MAX(IF_NAMESIZE)];
 
 	if (!c->rows++)
 		printf("%-10s %-16s %8s %8s %10s %10s %5s %12s %9s %9s %9s %9s\n",
@@ -207,7 +207,8 @@ static void flow_text(struct flow_ctx *c, const struct flow *f,
 	else
 		snprintf(lqpn, sizeof(lqpn), "-");
 	printf("%-10s %-16s %#8llx %8s %9.3fM %9.3fM %5llu %12llu %9llu %9llu %9llu %7.1fms%s\n",
-	       dev, addr_str(f, ROCECC_FLOW_A_RADDR, ra, sizeof(ra)),
+	       rd_text_line(dev, esc, sizeof(esc)),
+	       addr_str(f, ROCECC_FLOW_A_RADDR, ra, sizeof(ra)),
 	       (unsigned long long)u64_of(f, ROCECC_FLOW_A_RQPN), lqpn,
 	       u64_of(f, ROCECC_FLOW_A_RC) / 1000.0,
 	       u64_of(f, ROCECC_FLOW_A_RT) / 1000.0,
@@ -428,6 +429,7 @@ int do_flow(struct cli *cl, int argc, char **argv)
 int cli_flow_event(const struct nlmsghdr *nlh, const char *ev, bool json)
 {
 	char ra[INET6_ADDRSTRLEN], name[IF_NAMESIZE];
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 	struct flow f;
 
 	if (flow_parse(nlh, &f, name))
@@ -442,7 +444,8 @@ int cli_flow_event(const struct nlmsghdr *nlh, const char *ev, bool json)
 		return 0;
 	}
 	/* "created dev veth1 ifindex 3 raddr 10.0.0.2 rqpn 0x11 ...". */
-	printf("%s dev %s ifindex %u raddr %s rqpn %#llx", ev, name, f.ifindex,
+	printf("%s dev %s ifindex %u raddr %s rqpn %#llx", ev,
+	       rd_text_line(name, esc, sizeof(esc)), f.ifindex,
 	       addr_str(&f, ROCECC_FLOW_A_RADDR, ra, sizeof(ra)),
 	       (unsigned long long)u64_of(&f, ROCECC_FLOW_A_RQPN));
 	if (f.tb[ROCECC_FLOW_A_LQPN])

@@ -93,12 +93,15 @@ static void hw_show_json(struct cli *c, const struct hwcc_dev *d,
 static void hw_show_text(struct cli *c, const struct hwcc_dev *d,
 			 const struct hwcc_params *hp)
 {
-	const char *name = d->netdev[0] ? d->netdev : d->ibdev;
+	char name[RD_TEXT_MAX(sizeof(d->ibdev))];
+	char ibdev[RD_TEXT_MAX(sizeof(d->ibdev))], fn[RD_TEXT_MAX(sizeof(d->fn))];
 	const struct rocecc_param_info *pi;
 	const struct hwcc_file *f;
 	char range[32], val[16], line[128];
 	unsigned int id, i;
 	size_t n;
+
+	rd_text_line(d->netdev[0] ? d->netdev : d->ibdev, name, sizeof(name));
 
 	if (c->filter_id) {
 		pi = rocecc_param_info(c->filter_id);
@@ -108,7 +111,8 @@ static void hw_show_text(struct cli *c, const struct hwcc_dev *d,
 		return;
 	}
 	printf("%s: profile %s (mlx5 firmware, %s port %u, %s)\n", name,
-	       hw_profile(hp), d->ibdev, d->port, d->fn);
+	       hw_profile(hp), rd_text_line(d->ibdev, ibdev, sizeof(ibdev)),
+	       d->port, rd_text_line(d->fn, fn, sizeof(fn)));
 	printf("  %-30s %10s  %-8s %-14s NOTE\n", "PARAMETER", "VALUE", "UNIT",
 	       "RANGE");
 	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
@@ -180,11 +184,12 @@ static int hw_set(struct cli *c, const struct hwcc_io *io,
 	struct hwcc_write done[HWCC_NFILES_MAX];
 	struct rocecc_params want;
 	uint32_t mask = 0;
-	char err[512];
+	char err[512], name[RD_TEXT_MAX(sizeof(d->ibdev))];
 	size_t nd, k;
 	int prof, r;
 
 	(void)c;
+	rd_text_line(d->netdev[0] ? d->netdev : d->ibdev, name, sizeof(name));
 	rocecc_params_load(&want, ROCECC_PROFILE_MLX5);
 	if (profile) {
 		if (argc != 1)
@@ -202,13 +207,11 @@ static int hw_set(struct cli *c, const struct hwcc_io *io,
 	}
 	r = hwcc_apply(io, d, &want, mask, done, &nd, err, sizeof(err));
 	for (k = 0; k < nd; k++)
-		fprintf(stderr, "%s: %s %u -> %u\n",
-			d->netdev[0] ? d->netdev : d->ibdev,
+		fprintf(stderr, "%s: %s %u -> %u\n", name,
 			rocecc_param_info(done[k].id)->name, done[k].from,
 			done[k].to);
 	if (r < 0) {
-		fprintf(stderr, "%s: %s: %s\n", cli_prog,
-			d->netdev[0] ? d->netdev : d->ibdev, err);
+		fprintf(stderr, "%s: %s: %s\n", cli_prog, name, err);
 		return CLI_EXIT_FAIL;
 	}
 	return CLI_EXIT_OK;

@@ -4,6 +4,7 @@
  * parameters changed, flows created or expired) until interrupted.
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <json-c/json.h>
 #include <libmnl/libmnl.h>
@@ -25,6 +26,7 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 	struct attrs at;
 	unsigned int id;
 	bool first = true;
+	char esc[RD_TEXT_MAX(IF_NAMESIZE)];
 
 	if (nlh->nlmsg_type != c->nl.family)
 		return MNL_CB_OK;
@@ -75,7 +77,7 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 		json_object_put(o);
 	} else if (g->cmd == ROCECC_CMD_PARAM_CHANGED) {
 		printf("changed %s%s", at.tb[ROCECC_A_DEV_NAME] ? "dev " : "",
-		       attr_name(&at));
+		       rd_text_line(attr_name(&at), esc, sizeof(esc)));
 		for (id = 1; id <= ROCECC_PARAM_MAX; id++) {
 			if (!have[id])
 				continue;
@@ -86,7 +88,8 @@ static int monitor_cb(const struct nlmsghdr *nlh, void *data)
 		}
 		putchar('\n');
 	} else {
-		printf("%s dev %s ifindex %u\n", ev, attr_name(&at),
+		printf("%s dev %s ifindex %u\n", ev,
+		       rd_text_line(attr_name(&at), esc, sizeof(esc)),
 		       attr_ifindex(&at));
 	}
 	fflush(stdout);

@@ -5,6 +5,7 @@
  * drives, its (bpf.c; it has no default set: roceccd configures it).
  */
 #include <errno.h>
+#include <net/if.h>
 #include <stdio.h>
 #include <json-c/json.h>
 #include <libmnl/libmnl.h>
@@ -22,7 +23,7 @@ int param_show_cb(const struct nlmsghdr *nlh, void *data)
 	const char *profile = "custom";
 	struct attrs at;
 	unsigned int id;
-	char range[32];
+	char range[32], esc[RD_TEXT_MAX(IF_NAMESIZE)];
 
 	if (parse_attrs(nlh, &at) < 0)
 		return MNL_CB_ERROR;
@@ -59,14 +60,16 @@ int param_show_cb(const struct nlmsghdr *nlh, void *data)
 		/* One line per set: "default rp_gd 11 log2". */
 		pi = rocecc_param_info(c->filter_id);
 		if (have[c->filter_id])
-			printf("%-16s %s %u %s\n", attr_name(&at), pi->name,
-			       v[c->filter_id], pi->unit);
+			printf("%-16s %s %u %s\n",
+			       rd_text_line(attr_name(&at), esc, sizeof(esc)),
+			       pi->name, v[c->filter_id], pi->unit);
 		return MNL_CB_OK;
 	}
 
 	if (c->rows++)
 		putchar('\n');
-	printf("%s: profile %s%s%s\n", attr_name(&at), profile,
+	printf("%s: profile %s%s%s\n",
+	       rd_text_line(attr_name(&at), esc, sizeof(esc)), profile,
 	       c->engine ? ", engine " : "", c->engine ? c->engine : "");
 	printf("  %-30s %10s  %-8s %s\n", "PARAMETER", "VALUE", "UNIT", "RANGE");
 	for (id = 1; id <= ROCECC_PARAM_MAX; id++) {

@@ -362,7 +362,7 @@ static int client_poll(struct rg_run *r)
 					&f->post_ns[seq % r->depth],
 					__ATOMIC_ACQUIRE);
 
-				rg_hist_add_split(&f->hist, &f->whist,
+				rg_hist_add_split(&f->hist, f->whist,
 						  r->o->have_window ?
 						  &r->o->window : NULL,
 						  r->t_start, t0,
@@ -806,7 +806,7 @@ static struct json_object *jflow(const struct rg_run *r, unsigned int i,
 	json_object_object_add(q, "latency", jlatency(&f->hist));
 	if (r->o->have_window)
 		json_object_object_add(q, "window_latency",
-				       jlatency(&f->whist));
+				       jlatency(f->whist));
 	for (k = 0; k < f->nser; k++) {
 		e = json_object_new_object();
 		json_object_object_add(e, "t_ms", jdouble(f->ser[k].t_ms));
@@ -841,7 +841,8 @@ static void jqps_total(const struct rg_run *r, double el,
 
 		json_object_array_add(qps, jflow(r, i, el));
 		rg_hist_merge(&all, &f->hist);
-		rg_hist_merge(&wall, &f->whist);
+		if (f->whist)
+			rg_hist_merge(&wall, f->whist);
 		tb += f->bytes;
 		tm += f->completed;
 		te += f->errors;
@@ -896,7 +897,7 @@ static void window_summary(const struct rg_run *r, FILE *out)
 
 	rg_hist_init(&h);
 	for (i = 0; i < r->nflows; i++)
-		rg_hist_merge(&h, &r->flows[i].whist);
+		rg_hist_merge(&h, r->flows[i].whist);
 	fprintf(out, "window %.0f..", w->from_ns / 1e6);
 	if (w->to_ns != UINT64_MAX)
 		fprintf(out, "%.0f", w->to_ns / 1e6);
@@ -971,7 +972,8 @@ int client_main(const struct rg_opts *o)
 	if (rg_dev_cq(&r.dev, (int)(o->qps * o->depth)) ||
 	    rg_dev_buf(&r.dev, o->size, IBV_ACCESS_LOCAL_WRITE))
 		goto out;
-	r.flows = flows_alloc(o->qps, o->depth);
+	r.flows = flows_alloc(o->qps, o->depth,
+			      o->have_window ? &o->window : NULL);
 	if (!r.flows)
 		goto out;
 	for (i = 0; i < r.nflows; i++) {

@@ -6,6 +6,7 @@
  * the checks.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "rg_lib.h"
@@ -270,6 +271,18 @@ bool rg_window_holds(const struct rg_window *w, uint64_t start_ns,
 	uint64_t t = post_ns > start_ns ? post_ns - start_ns : 0;
 
 	return t >= w->from_ns && t < w->to_ns;
+}
+
+int rg_window_hist_alloc(const struct rg_window *w, struct rg_hist **out)
+{
+	*out = NULL;
+	if (!w)
+		return 0;
+	*out = malloc(sizeof(**out));
+	if (!*out)
+		return -1;
+	rg_hist_init(*out);
+	return 0;
 }
 
 void rg_hist_add_split(struct rg_hist *all, struct rg_hist *win,

@@ -105,8 +105,17 @@ bool rg_window_holds(const struct rg_window *w, uint64_t start_ns,
 		     uint64_t post_ns);
 
 /*
+ * The window's histogram of one flow: *@out is a new, empty histogram if
+ * there is a window (@w), NULL if there is none (@w NULL), so that a run
+ * without --window-ms does not carry a second histogram per QP (~30 KB,
+ * ~30 MB at 1024 QPs). 0 on success, -1 if out of memory. free() it.
+ */
+int rg_window_hist_alloc(const struct rg_window *w, struct rg_hist **out);
+
+/*
  * Count a latency @lat_ns of a message posted at @post_ns in @all, and in
- * @win too if @w (NULL: no window) holds the post.
+ * @win too if @w (NULL: no window) holds the post. @win is not used
+ * (may be NULL) when @w is NULL.
  */
 void rg_hist_add_split(struct rg_hist *all, struct rg_hist *win,
 		       const struct rg_window *w, uint64_t start_ns,

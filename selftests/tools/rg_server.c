@@ -190,7 +190,7 @@ static int server_setup(struct rg_run *r, const char *hello)
 	    rg_dev_buf(&r->dev, size, IBV_ACCESS_LOCAL_WRITE |
 		       IBV_ACCESS_REMOTE_WRITE))
 		return -1;
-	r->flows = flows_alloc(qps, 1);
+	r->flows = flows_alloc(qps, 1, NULL);
 	if (!r->flows)
 		return -1;
 	for (i = 0; i < qps; i++) {

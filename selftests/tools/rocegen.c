@@ -755,7 +755,8 @@ int tcp_listen(const struct rg_opts *o)
 
 /* ----------------------------------------------------------------- common */
 
-struct rg_flow *flows_alloc(unsigned int n, unsigned int depth)
+struct rg_flow *flows_alloc(unsigned int n, unsigned int depth,
+			    const struct rg_window *w)
 {
 	struct rg_flow *f = calloc(n, sizeof(*f));
 	unsigned int i;
@@ -767,13 +768,14 @@ struct rg_flow *flows_alloc(unsigned int n, unsigned int depth)
 	for (i = 0; i < n; i++) {
 		f[i].idx = i;
 		rg_hist_init(&f[i].hist);
-		rg_hist_init(&f[i].whist);
 		f[i].post_ns = calloc(depth, sizeof(uint64_t));
 		f[i].psn = (uint32_t)lrand48() & 0xffffff;
-		if (!f[i].post_ns) {
+		if (!f[i].post_ns || rg_window_hist_alloc(w, &f[i].whist)) {
 			rg_err("out of memory");
-			while (i--)
+			do {
 				free(f[i].post_ns);
+				free(f[i].whist);
+			} while (i--);
 			free(f);
 			return NULL;
 		}
@@ -789,6 +791,7 @@ void run_free(struct rg_run *r)
 		if (r->flows[i].qp)
 			ibv_destroy_qp(r->flows[i].qp);
 		free(r->flows[i].post_ns);
+		free(r->flows[i].whist);
 		free(r->flows[i].ser);
 	}
 	free(r->flows);

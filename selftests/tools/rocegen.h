@@ -190,7 +190,7 @@ struct rg_flow {
 	uint64_t completed;
 	uint64_t bytes;
 	struct rg_hist hist;
-	struct rg_hist whist;	/* messages posted in --window-ms */
+	struct rg_hist *whist;	/* messages posted in --window-ms, or NULL */
 	struct rg_sample *ser;
 	size_t nser;
 	size_t capser;
@@ -270,7 +270,9 @@ int tcp_connect(const struct rg_opts *o);
 int tcp_listen(const struct rg_opts *o);
 
 /* rocegen.c: shared run helpers */
-struct rg_flow *flows_alloc(unsigned int n, unsigned int depth);
+/* @w: --window-ms (NULL: none, the flows get no window histogram). */
+struct rg_flow *flows_alloc(unsigned int n, unsigned int depth,
+			    const struct rg_window *w);
 void run_free(struct rg_run *r);
 struct rg_conn_attr rg_conn_attr_of(const struct rg_run *r,
 				    const struct rg_flow *f);

@@ -150,7 +150,8 @@
 # experiments ROCECC_INCAST_N ("2 3"), ROCECC_INCAST_MODES2 and
 # ROCECC_INCAST_MODES3 (the modes above; 3-to-1's victim checks need ect
 # and both -time modes) and ROCECC_INCAST_SAVE (a directory, /mnt/out/X,
-# that gets the runs' files, the stall monitor's among them).
+# that gets the runs' regular files, the stall monitor's among them:
+# lib/incast.sh incast_save).
 # Run: scripts/vm --test selftests/vm/t_incast.t
 
 lib=$(dirname "$0")/lib
@@ -171,7 +172,7 @@ INCAST_RD_CONF=$INCAST_DIR/roceccd.conf
 # roceccd's log: lib/incast.sh waits there for a reload's configuration
 # to reach every netdev (one CLI start per BPF mode, not two per host)
 INCAST_RD_LOG=$INCAST_DIR/roceccd.log
-trap 'kill $RD_PID $RD_NOTIFY_PID 2>/dev/null; INCAST_RD_PID=""; incast_teardown; [ -n "${ROCECC_INCAST_SAVE:-}" ] && cp -r "$INCAST_DIR" "$ROCECC_INCAST_SAVE"; rm -rf "$INCAST_DIR" /sys/fs/bpf/rocecc' EXIT
+trap 'kill $RD_PID $RD_NOTIFY_PID 2>/dev/null; INCAST_RD_PID=""; incast_teardown; [ -n "${ROCECC_INCAST_SAVE:-}" ] && incast_save "$ROCECC_INCAST_SAVE"; rm -rf "$INCAST_DIR" /sys/fs/bpf/rocecc' EXIT
 # The modes of each incast, and the prefix of the engine's rocecc modes
 # (see above: the BPF engine's file runs what it can assert).
 if [ "$DP_ENGINE" = bpf ]; then

@@ -69,6 +69,11 @@ static void test_escape(void)
 	tap_is_str(rd_text_line("a\"b\\c\nd\x01" "e\xff", out, sizeof(out)),
 		   "a\"b\\c" FFFD "d" FFFD "e" FFFD,
 		   "rd_text_line(): quotes stay, every control character U+FFFD");
+	/* a netdev name can hold these (dev_valid_name() refuses only '/', ':', space) */
+	tap_is_str(rd_text_line("e\x1b[2J\x1b]0;x\x07" "a\xc2\x9b" "1m\x9b" "b",
+				out, sizeof(out)),
+		   "e" FFFD "[2J" FFFD "]0;x" FFFD "a" FFFD "1m" FFFD "b",
+		   "rd_text_line(): ESC, BEL, C1 CSI (U+009B) and a lone 0x9b U+FFFD");
 
 	/* JSON strings keep control characters; only bad bytes change */
 	tap_is_str(rd_utf8_repair("a\x01\n\xff\"\\", out, sizeof(out)),
@@ -86,6 +91,11 @@ static void test_escape(void)
 		json_object_put(back);
 		json_object_put(o);
 		tap_ok(rd_json_str(NULL) == NULL, "rd_json_str(NULL): JSON null");
+		o = rd_json_str("e\x1b[2J\x07");
+		tap_is_str(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN),
+			   "\"e\\u001b[2J\\u0007\"",
+			   "rd_json_str(): json-c writes ESC and BEL as \\u escapes");
+		json_object_put(o);
 	}
 }
 

@@ -79,6 +79,31 @@ else
 	ok $? "an unreadable cc_params: exit 1, says why"
 fi
 
+# A netdev name may hold any byte but NUL, '/', ':' and whitespace (the
+# kernel's dev_valid_name()): ESC and BEL in one must reach the terminal as
+# U+FFFD (lib/format.h rd_text_line()), not as a sequence that clears the
+# screen or sets the window title; -j keeps the name (json-c writes \u001b).
+e=$t/esc
+evil=$'e\e[2J\e]0;x\ath0'
+shown=$'e\xef\xbf\xbd[2J\xef\xbf\xbd]0;x\xef\xbf\xbdth0'
+"$fix" build "$e" "$evil" &&
+out=$("$rocecc" --hw-root "$e" param show dev mlx5_0) &&
+[ "$(head -1 <<<"$out")" = "$shown: profile mlx5 (mlx5 firmware, mlx5_0 port 1, 0000:3b:00.0)" ] &&
+[[ $out != *[$'\e\a']* ]]
+ok $? "param show: a netdev name's ESC and BEL are shown as U+FFFD"
+out=$("$rocecc" --hw-root "$e" param show dev mlx5_0 rp_gd) &&
+[ "$out" = "$shown rp_gd 11 log2" ]
+ok $? "param show NAME: the same"
+err=$("$rocecc" --hw-root "$e" param profile dev mlx5_0 paper 2>&1) &&
+grep -qxF "$shown: rp_ai_rate 5 -> 40" <<<"$err" && [[ $err != *[$'\e\a']* ]]
+ok $? "param profile: its report on stderr too"
+out=$("$rocecc" --hw-root "$e" -j param show dev mlx5_0) &&
+[[ $out != *[$'\e\a']* ]] &&
+EVIL=$evil python3 -c '
+import json, os, sys
+assert json.load(sys.stdin)[0]["dev"] == os.environ["EVIL"]' <<<"$out"
+ok $? "-j: the name as it is, escaped by JSON"
+
 err=$(rc param show dev rxe0 2>&1)
 [ $? = 1 ] && grep -Eq "rocecc.ko|generic netlink" <<<"$err"
 ok $? "rxe0 is not mlx5: asked of rocecc.ko as before"

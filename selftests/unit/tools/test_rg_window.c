@@ -3,7 +3,8 @@
  * rocegen's --window-ms: the option's value, which posts a window holds
  * (by post time, [from, to)), and the split of a run's latencies into the
  * whole run's histogram and the window's, against the percentiles of the
- * window's messages picked out by hand.
+ * window's messages picked out by hand; and that the window's histogram is
+ * allocated only when there is a window.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -133,10 +134,39 @@ static void split(void)
 	       "no window: only the whole run's histogram");
 }
 
+/*
+ * A flow's window histogram exists only with a window: without
+ * --window-ms a run must not carry ~30 KB per QP (30 MB at 1024 QPs) it
+ * never fills, and the split then counts in the whole run's alone.
+ */
+static void alloc(void)
+{
+	static struct rg_hist all;
+	struct rg_window w = { 3000 * MS, UINT64_MAX };
+	struct rg_hist *win = (struct rg_hist *)&all;
+	uint64_t t0 = 1000;
+
+	tap_ok(rg_window_hist_alloc(NULL, &win) == 0 && !win,
+	       "no window: no window histogram");
+	rg_hist_init(&all);
+	rg_hist_add_split(&all, win, NULL, t0, t0 + 5000 * MS, MS);
+	tap_ok(all.count == 1, "no window, NULL histogram: the whole run counts");
+	tap_ok(rg_window_hist_alloc(&w, &win) == 0 && win &&
+	       win->count == 0 && win->min == UINT64_MAX,
+	       "a window: an empty window histogram");
+	if (!win)
+		return;
+	rg_hist_add_split(&all, win, &w, t0, t0 + 5000 * MS, MS);
+	tap_ok(all.count == 2 && win->count == 1 && win->max == MS,
+	       "... which counts the window's posts");
+	free(win);
+}
+
 int main(void)
 {
 	parse();
 	holds();
 	split();
+	alloc();
 	return tap_done();
 }

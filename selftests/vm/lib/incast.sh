@@ -69,6 +69,12 @@
 #   incast_devs FILE
 #       rocecc -j -s dev show of every attached device (one start), which
 #       the reports read per device (incast_report.dev_entry)
+#   incast_save DEST
+#       copy INCAST_DIR's regular files, in its tree, into DEST (into
+#       DEST/<INCAST_DIR's name> if DEST is a directory, as cp -r does);
+#       the rest (the flood's FIFO, any socket or symlink) is skipped and
+#       named in a "#" line, and an empty directory is not made: a FIFO
+#       cannot be made on the VM's 9p share, where cp -r failed on it
 #   incast_engine none|bpf [PROFILE [NAME VALUE]...]
 #       write INCAST_RD_CONF (roceccd's configuration: [datapath] engine
 #       on veth1..vethN of the topology, fq left as incast_setup put it,
@@ -304,7 +310,7 @@ incast_engine() {
 			done=()
 			while IFS= read -r line; do
 				[[ $line =~ (veth[0-9]+):\ BPF\ datapath\ (attached|configured) ]] &&
-					done[${BASH_REMATCH[1]}]=1
+					done+=(["${BASH_REMATCH[1]}"]=1)
 			done < <(tail -n +$((skip + 1)) "$INCAST_RD_LOG")
 			[ "${#done[@]}" -ge "$TOPO_N" ] && return 0
 			_topo_sleep 0.1
@@ -489,6 +495,18 @@ incast_param() {
 
 incast_devs() {
 	"$DP_CLI" -j -s dev show >"$1"
+}
+
+incast_save() {
+	local dest=$1 other
+	[ -n "$INCAST_DIR" ] && [ -d "$INCAST_DIR" ] || return 1
+	[[ $dest = /* ]] || dest=$PWD/$dest
+	[ -d "$dest" ] && dest+=/${INCAST_DIR##*/}
+	mkdir -p "$dest" &&
+	(cd "$INCAST_DIR" && find . -type f -exec cp --parents -t "$dest" {} +) ||
+		return 1
+	other=$(cd "$INCAST_DIR" && find . ! -type f ! -type d -printf ' %P')
+	[ -z "$other" ] || echo "# incast_save: not regular files, not copied:$other"
 }
 
 incast_teardown() {
