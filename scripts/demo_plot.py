@@ -5,7 +5,7 @@
     scripts/demo_plot.py DIR [--out PLOTDIR] [TAG...]
 
 DIR is what selftests/vm/demo.sh wrote (build/demo/<stamp>/): one directory
-per run (TAG: plain, ect, mlx5-time, bpf-mlx5-time, paper-time) made by
+per run (TAG: idle, plain, ect, mlx5-time, bpf-mlx5-time, paper-time) made by
 lib/incast.sh with INCAST_ROCECCD set. Per run, from
   flows.ndjson  roceccd's /flows.json every 250 ms ({"t_ms", "flows"})
   backlog       the bottleneck sampler ("MS_SINCE_START BACKLOG_BYTES QLEN")

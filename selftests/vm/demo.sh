@@ -4,7 +4,8 @@
 # The demo, run inside the VM by scripts/demo (make demo): a 3-to-1 incast
 # of RDMA WRITEs between soft-RoCE hosts through a switch whose port toward
 # the receiver is a 20 Mbit/s bottleneck with RED/ECN marking, run five
-# times (lib/incast.sh): plain rxe (Not-ECT, the switch drops), ECT without
+# times (lib/incast.sh), after a run of the victim alone (below): plain rxe
+# (Not-ECT, the switch drops), ECT without
 # any reaction (the switch marks, nobody slows down), rocecc.ko on every
 # host with the mlx5 and with the paper profile, scaled to the testbed
 # (rates / D, time constants x D; selftests/vm/README, "Rate scaling"),
@@ -20,6 +21,14 @@
 # ACK timeout so that rxe's stale retransmission timer expires between its
 # messages (lib/incast.sh, _incast_victim): a victim retry then means a
 # message waited past 67 ms.
+# The first run, idle, is the victim alone on the same hosts, switch and
+# port, nothing else crossing it (lib/incast.sh, mode idle): the floor
+# under its latency that the testbed itself sets (rxe's base latency, the
+# TCG guest's stalls of 20-60 ms), below which no congestion control can
+# take it; the ECT run's victim p99.9 over idle's is the largest factor
+# any could show here. 20 s are ~200 messages, whose p99.9 (nearest rank,
+# as rocegen's; so of any run under 1000 messages) is their maximum, and
+# the p99 the third slowest.
 # Measured by rocegen, the switch's counters and the engine's (the same
 # keys for both). roceccd watches every run (message completion on the
 # wire, per-flow bytes and CNPs): lib/incast.sh samples its /flows.json
@@ -35,7 +44,8 @@
 # directory per run; scripts/demo plots it on the host (scripts/demo_plot.py).
 # Outside scripts/vm (no ROCECC_VM_OUT_DIR) it goes to a new /tmp/demo.XXXXXX.
 #
-# Knobs: ROCECC_DEMO_SENDERS (3), ROCECC_DEMO_SECS (8, the runs without
+# Knobs: ROCECC_DEMO_SENDERS (3), ROCECC_DEMO_IDLE_SECS (20, the victim
+# alone), ROCECC_DEMO_SECS (8, the runs without
 # rocecc), ROCECC_DEMO_TIME_SECS (20, the runs with it), the bottleneck's
 # RED: ROCECC_DEMO_KMIN and ROCECC_DEMO_KMAX (bytes, 20000 and 80000),
 # ROCECC_DEMO_PMAX (0.1), ROCECC_DEMO_MODES (the runs, in order).
@@ -50,6 +60,7 @@ lib=$top/selftests/vm/lib
 n=${ROCECC_DEMO_SENDERS:-3}
 export INCAST_VICTIM=64 INCAST_VICTIM_GAP_MS=100
 secs=${ROCECC_DEMO_SECS:-8}
+isecs=${ROCECC_DEMO_IDLE_SECS:-20}
 tsecs=${ROCECC_DEMO_TIME_SECS:-20}
 kmin=${ROCECC_DEMO_KMIN:-20000} kmax=${ROCECC_DEMO_KMAX:-80000} pmax=${ROCECC_DEMO_PMAX:-0.1}
 if [ -n "${ROCECC_VM_OUT_DIR:-}" ]; then
@@ -92,10 +103,11 @@ for ((i = 0; i < 150; i++)); do
 	_topo_sleep 0.2
 done
 rd_get flows.json >/dev/null || { echo "roceccd does not answer" >&2; cat "$INCAST_DIR/roceccd.log" >&2; exit 1; }
-modes=${ROCECC_DEMO_MODES:-plain ect mlx5-time bpf-mlx5-time paper-time}
+modes=${ROCECC_DEMO_MODES:-idle plain ect mlx5-time bpf-mlx5-time paper-time}
 for m in $modes; do
 	incast_mode "$m" || exit 1
 	case $m in
+	idle) what="the victim alone, nothing else crossing the port" ;;
 	plain) what="plain rxe, Not-ECT" ;;
 	ect) what="ECT(0), nobody reacts" ;;
 	bpf-*) m1=${m#bpf-}
@@ -103,6 +115,8 @@ for m in $modes; do
 	*) what="rocecc.ko, ${m%-time} profile scaled to the testbed" ;;
 	esac
 	case $m in
+	idle) phase "run $m ($what): host $((n + 2)) writes 64 B to host $((n + 1)) every 100 ms for ${isecs}s"
+		incast_run "$m" "$isecs" || exit 1 ;;
 	*-time) phase "run $m ($what): hosts 1..$n write 16 KB messages to host $((n + 1)) for ${tsecs}s, the victim 64 B every 100 ms"
 		INCAST_CONV=5 incast_run "$m" "$tsecs" || exit 1 ;;
 	*) phase "run $m ($what): hosts 1..$n write 16 KB messages to host $((n + 1)) for ${secs}s, the victim 64 B every 100 ms"

@@ -16,6 +16,12 @@
 #       plain   no rocecc.ko, rxe sends Not-ECT: RED drops
 #       ect     no rocecc.ko, rxe sends ECT(0) (GRH traffic class 2): RED
 #               marks CE and nobody reacts
+#       idle    as ect, but incast_run starts no bulk sender: the victim
+#               (INCAST_VICTIM, required) alone on the topology and the
+#               bottleneck, from the run's start (nothing to converge),
+#               and the report's bulk rows are "-": the latency floor of
+#               the testbed itself (rxe, the guest's stalls), which no
+#               congestion control can take the victim below
 #       mlx5, paper
 #               rocecc.ko attached on every host, that profile with its
 #               rates scaled to the bottleneck and its time constants kept
@@ -205,14 +211,14 @@ incast_setup() {
 incast_mode() {
 	local mode=$1 h scale prof
 	case $mode in
-	plain|ect|mlx5|paper|mlx5-time|paper-time)
+	plain|ect|idle|mlx5|paper|mlx5-time|paper-time)
 		if [ "$INCAST_ENGINE" != none ]; then
 			incast_engine none || return 1
 		fi
 		;;
 	esac
 	case $mode in
-	plain|ect)
+	plain|ect|idle)
 		if [ -d /sys/module/rocecc ]; then
 			dp_unload || return 1
 		fi
@@ -330,13 +336,20 @@ incast_engine() {
 
 incast_run() {
 	local tag=$1 secs=$2 d h tclass=0 pids=() st=0 srv smp=
+	local nb=$INCAST_N conv=${INCAST_CONV:-3}
 	shift 2
 	d=$INCAST_DIR/$tag
 	mkdir -p "$d" || return 1
-	[ "$INCAST_MODE" = ect ] && tclass=2
+	case $INCAST_MODE in ect|idle) tclass=2 ;; esac
+	if [ "$INCAST_MODE" = idle ]; then
+		# the victim alone: no bulk sender, no convergence to wait for
+		[ "$INCAST_VHOST" -gt 0 ] ||
+			{ echo "incast_run: idle needs the victim (INCAST_VICTIM)" >&2; return 1; }
+		nb=0 conv=0
+	fi
 	_incast_no_module "$INCAST_MODE" || return 1
 	INCAST_PORT=$((INCAST_PORT + 1))
-	echo "$INCAST_MODE $INCAST_N $secs ${INCAST_CONV:-3}" >"$d/run"
+	echo "$INCAST_MODE $INCAST_N $secs $conv" >"$d/run"
 	if [ -n "$INCAST_ROCECCD" ]; then
 		# started first (python takes a while under TCG); it waits for
 		# the backlog sampler's t0 and takes its clock
@@ -346,7 +359,7 @@ incast_run() {
 		smp=$!
 	fi
 	timeout $((secs + 60)) "$DP_RG" --server --dev "rxe$((INCAST_N + 1))" \
-		--port "$INCAST_PORT" --sessions $((INCAST_N + (INCAST_VHOST > 0))) \
+		--port "$INCAST_PORT" --sessions $((nb + (INCAST_VHOST > 0))) \
 		-Q >/dev/null 2>"$d/srv.err" &
 	srv=$!
 	topo_wait_listen "$INCAST_PORT" 30 || return 1
@@ -363,7 +376,7 @@ incast_run() {
 		_incast_victim "$d" "$secs" "$tclass" &
 		pids+=($!)
 	fi
-	for ((h = 1; h <= INCAST_N; h++)); do
+	for ((h = 1; h <= nb; h++)); do
 		_incast_window "$h" "$secs"
 		[ "$h" -gt 1 ] && [ "${INCAST_STAGGER_MS:-0}" -gt 0 ] &&
 			_topo_sleep "$(printf '%d.%03d' $((INCAST_STAGGER_MS / 1000)) $((INCAST_STAGGER_MS % 1000)))"
@@ -459,7 +472,8 @@ _incast_no_module() {
 # between messages, and a retry means a message waited past 67 ms (0 in
 # the -time modes, 40 of 49 messages with ECT alone). It starts
 # when the report's window does (the last sender's start + INCAST_CONV)
-# and stops with the first sender.
+# and stops with the first sender; in mode idle (no senders) it runs
+# from the start to the end of the run.
 _incast_victim() {
 	local size=$INCAST_VICTIM gap=${INCAST_VICTIM_GAP_MS:-0} b w
 	local -a rate=()
@@ -469,6 +483,7 @@ _incast_victim() {
 	esac
 	w=$(((INCAST_N - 1) * ${INCAST_STAGGER_MS:-0} + ${INCAST_CONV:-3} * 1000))
 	[ "$w" -lt $(($2 * 1000 - 1000)) ] || w=0
+	[ "$INCAST_MODE" = idle ] && w=0
 	[ "$gap" -gt 0 ] && rate=(--rate "$((b * 8 / gap))k" --burst "$b")
 	_topo_sleep "$(printf '%d.%03d' $((w / 1000)) $((w % 1000)))"
 	timeout $(($2 + 60)) "$DP_RG" --client "$(topo_ip $((INCAST_N + 1)))" \

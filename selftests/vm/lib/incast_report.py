@@ -36,6 +36,11 @@ long they take): the "(window)" rows, wp50_msH/wp99_msH/wp999_msH and
 wmsgsH in the figures, and wskew_ms, by how much a sender's window start
 missed the report's (launch and handshake against the schedule). The
 victim's figures are the window's.
+A run of mode idle (lib/incast.sh) had no bulk sender, only the victim
+from its start: its window is the victim's run, its bulk figures are not
+written (the figures' bulk=0; the table shows "-"), and what it measures
+(the victim, the queue, the switch, the guest's stalls) is the testbed's
+floor beside the incasts.
 The datapath's counters come from rocecc -j -s dev show, whose keys are
 the same for rocecc.ko and the BPF engine (bpf/dcqcn.bpf.c): CNPs
 sent (receiver) and handled or ignored (senders), CE-marked RoCE packets
@@ -202,6 +207,9 @@ def window_latency(c, r, h, w0):
     r["wskew_ms"] = max(r.get("wskew_ms", 0.0), skew)
 
 
+IDLE = "idle"	# lib/incast.sh's mode without bulk senders
+
+
 def run_figures(d, rate, conv):
     run = open(os.path.join(d, "run")).read().split()
     mode, n = run[0], int(run[1])
@@ -210,12 +218,15 @@ def run_figures(d, rate, conv):
     b = counters(os.path.join(d, "before"))
     a = counters(os.path.join(d, "after"))
     delta = lambda k: a.get(k, 0) - b.get(k, 0)
-    clients = [json.load(open(os.path.join(d, f"c{h}.json")))
-               for h in range(1, n + 1)]
-    starts = [c["start_time"] for c in clients]
-    ends = [c["start_time"] + c["elapsed_s"] for c in clients]
+    clients = [] if mode == IDLE else [
+        json.load(open(os.path.join(d, f"c{h}.json"))) for h in range(1, n + 1)]
+    # the window: CONV s after the last sender's start until the first one
+    # stopped; without senders (idle, CONV 0), the victim's run
+    span = clients or [json.load(open(os.path.join(d, "victim.json")))]
+    starts = [c["start_time"] for c in span]
+    ends = [c["start_time"] + c["elapsed_s"] for c in span]
     w0, w1 = max(starts) + conv, min(ends)
-    r = {"mode": mode, "senders": n, "conv_s": conv}
+    r = {"mode": mode, "senders": n, "bulk": len(clients), "conv_s": conv}
     win = []
     for h, c in enumerate(clients, 1):
         r[f"mbit{h}"] = c["total"]["mbit"]
@@ -246,7 +257,7 @@ def run_figures(d, rate, conv):
     r["flows"] = len(win)
     r["window_s"] = max(0.0, w1 - w0)
     r["jain"] = jain(win)
-    r["use"] = sum(r[f"mbit{h}"] for h in range(1, n + 1)) / rate
+    r["use"] = sum(c["total"]["mbit"] for c in clients) / rate
     r["win_use"] = sum(win) / rate
     t0 = int(open(os.path.join(d, "backlog.t0")).read()) / 1e6
     q = []
@@ -261,10 +272,10 @@ def run_figures(d, rate, conv):
     leaf = f"swp{n + 1}.leaf"
     r["marks"] = delta(f"{leaf}.marked")
     r["drops"] = delta(f"{leaf}.drops")
-    r["retrans"] = sum(r[f"retry{h}"] for h in range(1, n + 1))
+    r["retrans"] = sum(r[f"retry{h}"] for h in range(1, len(clients) + 1))
     r["retrans_all"] = r["retrans"] + r.get("v_retrans", 0)
     r["dups"] = delta(f"rxe{n + 1}.duplicate_request")
-    r["errors"] = sum(r[f"errors{h}"] for h in range(1, n + 1))
+    r["errors"] = sum(r[f"errors{h}"] for h in range(1, len(clients) + 1))
     stalls(d, r, n)
     r["cnp_sent"] = r["cnp_handled"] = r["cnp_ignored"] = -1
     r["cnp_spoofed"] = r["ce_seen"] = r["paced"] = r["capped"] = -1
@@ -313,15 +324,20 @@ def main():
                 for k, v in r.items()) + "\n")
 
     n = max(r["senders"] for r in runs.values())
+    # a bulk figure of a run without bulk senders (idle) is "-", not 0
+    bulk = lambda fn: lambda r: fn(r) if r["bulk"] else "-"
+    # "bulk/victim" of two counts, the victim's when it ran
+    bv = lambda k, vk: lambda r: "/".join(
+        [str(r[k]) if r["bulk"] else "-"] + ([str(r[vk])] if vk in r else []))
     rows = [("mode", lambda r: r["mode"]),
             ("datapath engine", lambda r: r["engine"])]
     for h in range(1, n + 1):
         rows.append((f"host{h} Mbit/s (all / window)",
-                     lambda r, h=h: f"{r[f'mbit{h}']:.2f} / {r[f'win_mbit{h}']:.2f}"))
+                     bulk(lambda r, h=h: f"{r[f'mbit{h}']:.2f} / {r[f'win_mbit{h}']:.2f}")))
     for h in range(1, n + 1):
         rows.append((f"host{h} msg p50/p99/p99.9 ms (all)",
-                     lambda r, h=h: "/".join(f"{r[f'{p}_ms{h}']:.0f}"
-                                             for p in ("p50", "p99", "p999"))))
+                     bulk(lambda r, h=h: "/".join(f"{r[f'{p}_ms{h}']:.0f}"
+                                                  for p in ("p50", "p99", "p999")))))
     if any("wmsgs1" in r for r in runs.values()):
         for h in range(1, n + 1):
             rows.append((f"host{h} msg p50/p99/p99.9 ms (window)",
@@ -349,23 +365,20 @@ def main():
                      f"{r['v_msgs']}/{r['v_errors']}"))
     rows += [
         ("window (s after last start)", lambda r: f"{r['conv_s']:g}..+{r['window_s']:.1f}"),
-        ("Jain's fairness (window)", lambda r: f"{r['jain']:.3f}"),
+        ("Jain's fairness (window)", bulk(lambda r: f"{r['jain']:.3f}")),
         (f"bulk use of {rate:.0f} Mbit/s (all / window)",
-         lambda r: f"{100 * r['use']:.0f}% / {100 * r['win_use']:.0f}%"),
+         bulk(lambda r: f"{100 * r['use']:.0f}% / {100 * r['win_use']:.0f}%")),
         ("queue p50/p99/max KB", lambda r: f"{r['q50'] / 1e3:.0f}/{r['q99'] / 1e3:.0f}/{r['qmax'] / 1e3:.0f}"),
         ("CE marked at switch", lambda r: str(r["marks"])),
         ("drops at switch", lambda r: str(r["drops"])),
-        ("rxe retransmissions (bulk/victim)",
-         lambda r: f"{r['retrans']}/{r['v_retrans']}" if "v_retrans" in r
-         else str(r["retrans"])),
+        ("rxe retransmissions (bulk/victim)", bv("retrans", "v_retrans")),
         (f"guest stalls >= {STALL_MS:.0f} ms (max ms, cover)",
          lambda r: f"{r['stalls']} ({r['stall_max_ms']:.0f}, "
          f"{100 * r['stall_cover']:.0f}%)"),
         ("retransmissions after stalls (bulk/victim)",
-         lambda r: f"{r['retrans_stall']}/{r['v_retrans_stall']}"
-         if "v_retrans" in r else str(r["retrans_stall"])),
+         bv("retrans_stall", "v_retrans_stall")),
         ("duplicates at receiver", lambda r: str(r["dups"])),
-        ("completion errors", lambda r: str(r["errors"])),
+        ("completion errors", bulk(lambda r: str(r["errors"]))),
         ("CNPs sent / handled / ignored",
          lambda r: "-" if r["cnp_sent"] < 0 else
          f"{r['cnp_sent']}/{r['cnp_handled']}/{r['cnp_ignored']}"),
