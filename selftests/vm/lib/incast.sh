@@ -22,6 +22,12 @@
 #               (the rule below); rxe sends Not-ECT, the module marks ECT(0)
 #       mlx5-time, paper-time
 #               the same, and the time constants multiplied by D as well
+#       With INCAST_PARAMS="NAME VALUE ...", the rocecc modes (module
+#       and BPF alike) set those parameters on every host after the
+#       profile and its scaling (an operator's tuning, rocecc param set;
+#       values in the parameters' own units, the rates still divided by
+#       D); the line of $INCAST_DIR/params that shows the scaling ends
+#       with them
 #       bpf-mlx5, bpf-paper, bpf-mlx5-time, bpf-paper-time
 #               the mode without "bpf-" (same profile, same scaling),
 #               driven by the BPF engine (bpf/dcqcn.bpf.c) instead of
@@ -230,6 +236,7 @@ incast_mode() {
 		scale=$(INCAST_TIME_FRAC=$(_incast_time_frac "$prof") \
 			incast_scale "$prof" "$INCAST_RATE" \
 			"$([ "${mode%-time}" != "$mode" ] && echo time)") || return 1
+		scale+=${INCAST_PARAMS:+ $INCAST_PARAMS}
 		if [ -n "$INCAST_RD_LOG" ]; then
 			# shellcheck disable=SC2086
 			incast_engine bpf "$prof" $scale || return 1
@@ -252,6 +259,7 @@ incast_mode() {
 		scale=$(INCAST_TIME_FRAC=$(_incast_time_frac "${mode%-time}") \
 			incast_scale "${mode%-time}" "$INCAST_RATE" \
 			"$([ "${mode%-time}" != "$mode" ] && echo time)") || return 1
+		scale+=${INCAST_PARAMS:+ $INCAST_PARAMS}
 		for ((h = 1; h <= TOPO_N; h++)); do
 			# shellcheck disable=SC2086
 			incast_param "veth$h" - $scale || return 1
