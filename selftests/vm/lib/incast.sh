@@ -124,6 +124,32 @@
 # 87-90 %, 0.976-0.999; ect, the queue never empty, 96 %. So F > 1 brings
 # paper-time's Jain to 0.969-1.000 within a 20 s run, but no F puts either
 # profile safely above 90 %: the runs still use the rule.
+#
+# An operator's tuning on top of the rule (INCAST_PARAMS; demo.sh's
+# ROCECC_DEMO_PARAMS), measured on the demo's 3-to-1 mlx5-time and
+# bpf-mlx5-time runs (both in one boot, 20 s, window 5..20 s):
+#   ROCECC_DEMO_MODES="mlx5-time bpf-mlx5-time" ROCECC_DEMO_PARAMS="..." \
+#   [ROCECC_DEMO_KMIN=10000] scripts/vm -o "$PWD/build/demo" -- \
+#   selftests/vm/demo.sh TAG
+# (runs: window use %, Jain, queue max KB, victim p99.9 ms)
+#   none: 6 runs: 87-93 (module 87-89), 0.995-1.000, 39-68, 26-59
+#   rp_time_reset 375000 (x D/4): 4 runs: 93-96, 0.985-0.999, 29-57,
+#       31-53
+#   the same and the switch's Kmin 10 KB: 9 runs: 93-95, 0.976-1.000,
+#       module 25-38, bpf 25-63; 17-49
+#   Kmin 10 KB alone: 2 runs: 87-90, 0.991-1.000, 43-51, 23-24
+#   rp_dce_tcp_rtt 20000 (alpha tick x4): 2 runs: 79-82, 0.903-0.976,
+#       78-84, 32; with rp_time_reset 375000: 90-91, 0.990-0.993, 37
+#   rp_clamp_tgt_rate 1: 22-89 (stalls 12-19 %); with rp_ai_rate 250
+#       rp_hai_rate 500 rp_time_reset 300000: 36-42 (the start-up cuts
+#       are kept)
+# No drops; retransmissions only in runs with guest stalls (those with
+# 13-29 % of their time in stalls are left out above, one bpf run's QPs
+# died after a 165 ms stall). So rp_time_reset brings use
+# above 90 % but not the queue down; Kmin 10 KB with it does both for
+# the module, not reliably for the BPF engine, and one run's Jain was
+# 0.976. Every run: README.md, "Running a profile on the testbed". The
+# demo and t_incast.t keep the rule.
 
 INCAST_DIR=${INCAST_DIR:-}
 INCAST_N=0
