@@ -141,6 +141,8 @@
 #   40 s runs (window 5..40 s): none: 93/92, 1.000/0.998, 56/52, 25/27;
 #       rp_time_reset 375000 and Kmin 10 KB: 95/94, 0.995/0.988, 23/75
 #       (75: one peak at a 54 ms guest stall), 28/32
+#       rp_time_reset 375000 alone: 95/94, 0.965/1.000, 49/60, 30/28;
+#       Kmin 10 KB alone: 93/92, 0.932/0.992, 40/73, 28/38
 #   rp_time_reset 375000 rp_dce_tcp_g 1000: 1 run: 91/94, 69/40
 #   rp_dce_tcp_rtt 20000 (alpha tick x4): 2 runs: 79-82, 0.903-0.976,
 #       78-84, 32; with rp_time_reset 375000: 90-91, 0.990-0.993, 37
