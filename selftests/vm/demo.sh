@@ -48,7 +48,10 @@
 # alone), ROCECC_DEMO_SECS (8, the runs without
 # rocecc), ROCECC_DEMO_TIME_SECS (20, the runs with it), the bottleneck's
 # RED: ROCECC_DEMO_KMIN and ROCECC_DEMO_KMAX (bytes, 20000 and 80000),
-# ROCECC_DEMO_PMAX (0.1), ROCECC_DEMO_MODES (the runs, in order).
+# ROCECC_DEMO_PMAX (0.1), ROCECC_DEMO_MODES (the runs, in order),
+# ROCECC_DEMO_PARAMS ("NAME VALUE ...": set on every host after the
+# profile and its scaling in the rocecc runs, INCAST_PARAMS of
+# lib/incast.sh; the tuning the table's "parameters:" lines end with).
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$top/selftests/vm/lib
@@ -62,6 +65,7 @@ export INCAST_VICTIM=64 INCAST_VICTIM_GAP_MS=100
 secs=${ROCECC_DEMO_SECS:-8}
 isecs=${ROCECC_DEMO_IDLE_SECS:-20}
 tsecs=${ROCECC_DEMO_TIME_SECS:-20}
+export INCAST_PARAMS=${ROCECC_DEMO_PARAMS:-${INCAST_PARAMS:-}}
 kmin=${ROCECC_DEMO_KMIN:-20000} kmax=${ROCECC_DEMO_KMAX:-80000} pmax=${ROCECC_DEMO_PMAX:-0.1}
 if [ -n "${ROCECC_VM_OUT_DIR:-}" ]; then
 	INCAST_DIR=$ROCECC_VM_OUT_DIR/${1:-$(date -u +%Y%m%dT%H%M%SZ)}
