@@ -46,7 +46,9 @@
 #
 # Knobs: ROCECC_DEMO_SENDERS (3), ROCECC_DEMO_IDLE_SECS (20, the victim
 # alone), ROCECC_DEMO_SECS (8, the runs without
-# rocecc), ROCECC_DEMO_TIME_SECS (20, the runs with it), the bottleneck's
+# rocecc), ROCECC_DEMO_TIME_SECS (40, the runs with it), ROCECC_DEMO_CONV
+# (15: their report's window starts that many seconds after the last
+# sender did), the bottleneck's
 # RED: ROCECC_DEMO_KMIN and ROCECC_DEMO_KMAX (bytes, 20000 and 80000),
 # ROCECC_DEMO_PMAX (0.1), ROCECC_DEMO_MODES (the runs, in order),
 # ROCECC_DEMO_PARAMS ("NAME VALUE ...": set on every host after the
@@ -64,7 +66,8 @@ n=${ROCECC_DEMO_SENDERS:-3}
 export INCAST_VICTIM=64 INCAST_VICTIM_GAP_MS=100
 secs=${ROCECC_DEMO_SECS:-8}
 isecs=${ROCECC_DEMO_IDLE_SECS:-20}
-tsecs=${ROCECC_DEMO_TIME_SECS:-20}
+tsecs=${ROCECC_DEMO_TIME_SECS:-40}
+tconv=${ROCECC_DEMO_CONV:-15}
 export INCAST_PARAMS=${ROCECC_DEMO_PARAMS:-${INCAST_PARAMS:-}}
 kmin=${ROCECC_DEMO_KMIN:-20000} kmax=${ROCECC_DEMO_KMAX:-80000} pmax=${ROCECC_DEMO_PMAX:-0.1}
 if [ -n "${ROCECC_VM_OUT_DIR:-}" ]; then
@@ -122,7 +125,7 @@ for m in $modes; do
 	idle) phase "run $m ($what): host $((n + 2)) writes 64 B to host $((n + 1)) every 100 ms for ${isecs}s"
 		incast_run "$m" "$isecs" || exit 1 ;;
 	*-time) phase "run $m ($what): hosts 1..$n write 16 KB messages to host $((n + 1)) for ${tsecs}s, the victim 64 B every 100 ms"
-		INCAST_CONV=5 incast_run "$m" "$tsecs" || exit 1 ;;
+		INCAST_CONV=$tconv incast_run "$m" "$tsecs" || exit 1 ;;
 	*) phase "run $m ($what): hosts 1..$n write 16 KB messages to host $((n + 1)) for ${secs}s, the victim 64 B every 100 ms"
 		INCAST_CONV=3 incast_run "$m" "$secs" || exit 1 ;;
 	esac
