@@ -141,7 +141,8 @@
 # ROCECC_DEMO_PARAMS), measured on the demo's 3-to-1 mlx5-time and
 # bpf-mlx5-time runs (both in one boot, 20 s, window 5..20 s):
 #   ROCECC_DEMO_MODES="mlx5-time bpf-mlx5-time" ROCECC_DEMO_PARAMS="..." \
-#   [ROCECC_DEMO_KMIN=10000] scripts/vm -o "$PWD/build/demo" -- \
+#   ROCECC_DEMO_TIME_SECS=20 ROCECC_DEMO_CONV=5 [ROCECC_DEMO_KMIN=10000] \
+#   scripts/vm -o "$PWD/build/demo" -- \
 #   selftests/vm/demo.sh TAG
 # (runs: window use %, Jain, queue max KB, victim p99.9 ms)
 #   none: 6 runs: 87-93 (module 87-89), 0.995-1.000, 39-68, 26-59
